@@ -1,0 +1,147 @@
+"""numtorch: PyTorch's tensors and autograd in plain Python on NumPy.
+
+Import it as ``torch`` (``import numtorch as torch``) or run a PyTorch script unchanged with
+``numtorch run script.py``.
+
+>>> import numtorch as torch
+>>> x = torch.tensor([3.0], requires_grad=True)
+>>> (x * x).backward(); x.grad
+tensor([6.])
+"""
+import builtins as _builtins
+import math as _math
+import types as _types
+
+import numpy as _np
+
+# NOTE: PyTorch computes 1/0, log(0), overflow ... silently (inf/nan); so does numtorch.
+_np.seterr(all="ignore")
+
+__version__ = "2.13.0+numtorch"
+
+from ._dtype import (dtype, get_default_dtype, set_default_dtype, promote_types,  # noqa: E402
+                     uint8, int8, int16, int32, int64, float16, float32, float64, complex64,
+                     complex128)
+from ._dtype import bool_ as bool  # noqa: E402
+from ._size import Size  # noqa: E402
+from ._device import (device, layout, strided, sparse_coo, memory_format,  # noqa: E402
+                      contiguous_format, preserve_format, channels_last)
+from ._tensor import Tensor  # noqa: E402
+from . import ops as _ops  # noqa: E402
+from .ops import elementwise as _E, reduction as _R, shape as _S, indexing as _I  # noqa: E402
+from .ops import linalg as _L, return_types  # noqa: E402
+from . import _creation, _random  # noqa: E402
+from ._creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empty, full,  # noqa
+                        zeros_like, ones_like, empty_like, full_like, arange, linspace,
+                        logspace, eye, rand, randn, randint, randperm, rand_like, randn_like,
+                        randint_like, normal, bernoulli, multinomial)
+from ._creation import range_ as range  # noqa: E402
+from ._random import (Generator, manual_seed, seed, initial_seed, get_rng_state,  # noqa: E402
+                      set_rng_state, default_generator)
+from ._tensor_str import set_printoptions, get_printoptions, printoptions  # noqa: E402
+from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled,  # noqa: E402
+                                 inference_mode, is_grad_enabled, is_inference_mode_enabled)
+from . import autograd  # noqa: E402
+
+
+def _export(module):
+    g = globals()
+    for name, value in vars(module).items():
+        if name.startswith("_") or name in g and name not in ("abs", "all", "any", "max",
+                                                              "min", "sum", "pow", "round"):
+            continue
+        if isinstance(value, _types.FunctionType) and value.__module__ == module.__name__:
+            g[name] = value
+
+
+for _m in (_E, _R, _S, _I, _L):
+    _export(_m)
+del _m
+
+double, half, float, long, short, cfloat, cdouble = (float64, float16, float32, int64,
+                                                     int16, complex64, complex128)
+int = int32
+cfloat = complex64
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
+FloatTensor = DoubleTensor = LongTensor = IntTensor = BoolTensor = ByteTensor = Tensor
+
+
+def is_tensor(obj):
+    """True when ``obj`` is a Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def is_storage(obj):
+    return False
+
+
+def numel(input):
+    return input.numel()
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def is_complex(input):
+    return input.is_complex()
+
+
+def is_nonzero(input):
+    if input.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return _builtins.bool(input.item())
+
+
+def result_type(tensor1, tensor2):
+    return _dtype.result_type(tensor1, tensor2)
+
+
+def can_cast(from_, to):
+    """Whether PyTorch allows casting ``from_`` to ``to`` in an in-place op."""
+    return from_.category <= to.category
+
+
+def get_default_device():
+    return device("cpu")
+
+
+def set_default_device(dev):
+    from ._device import check_device
+    check_device(dev)
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    """numtorch is always deterministic; accepted for compatibility."""
+
+
+def are_deterministic_algorithms_enabled():
+    return True
+
+
+def set_num_threads(n):
+    """Accepted for compatibility; NumPy's BLAS decides its own threads."""
+
+
+def get_num_threads():
+    return 1
+
+
+def compile(model=None, **kwargs):
+    """numtorch has no compiler: returns the model (or a decorator that does)."""
+    if model is None:
+        return lambda m: m
+    return model
+
+
+def typename(obj):
+    if isinstance(obj, Tensor):
+        return obj.type()
+    return type(obj).__name__
+
+
+from . import _dtype  # noqa: E402,F401
+from . import utils  # noqa: E402,F401
+from ._lazy import install as _install_lazy  # noqa: E402
+
+_install_lazy(globals())

@@ -1,0 +1,31 @@
+"""Lazy submodules of ``numtorch`` and the error for names numtorch does not provide."""
+import importlib
+
+_SUBMODULES = ("nn", "optim", "func", "linalg", "fft", "special", "testing", "cuda", "backends",
+               "distributions", "jit", "hub", "onnx", "mps", "amp", "overrides", "types",
+               "library", "serialization", "storage", "multiprocessing", "distributed",
+               "profiler", "export", "sparse", "masked", "signal", "random", "version")
+
+
+class NotProvidedError(AttributeError, NotImplementedError):
+    """A torch name numtorch lacks: an AttributeError (so ``hasattr`` works) that is also a
+    NotImplementedError."""
+
+
+def install(namespace):
+    """Give the package a module ``__getattr__`` loading submodules on first use."""
+    pkg = namespace["__name__"]
+
+    def __getattr__(name):
+        if name in _SUBMODULES:
+            try:
+                return importlib.import_module(f"{pkg}.{name}")
+            except ModuleNotFoundError as e:
+                if e.name != f"{pkg}.{name}":
+                    raise
+                raise NotProvidedError(f"numtorch does not provide torch.{name} (yet)") from None
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise NotProvidedError(f"numtorch does not provide torch.{name} (yet)")
+
+    namespace["__getattr__"] = __getattr__

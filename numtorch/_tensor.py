@@ -1,0 +1,509 @@
+"""``Tensor``: a NumPy array plus what autograd needs (grad_fn, requires_grad, version).
+
+Arithmetic and math methods are installed by ``numtorch.ops`` (each is a ``Function``); this
+module holds the data model: construction, views and their shared version counter, autograd
+entry points, conversions and Python protocols.
+
+>>> import numtorch as torch
+>>> x = torch.tensor([[1., 2.]], requires_grad=True)
+>>> x.shape, x.dtype, x.is_leaf
+(torch.Size([1, 2]), torch.float32, True)
+"""
+import weakref
+
+import numpy as np
+
+from . import _dtype as D
+from ._size import Size
+from .autograd.grad_mode import STATE
+from .autograd.graph import AccumulateGrad
+
+__all__ = ["Tensor"]
+
+_ndarray = np.ndarray
+
+
+class Tensor:
+    """A multi-dimensional array with autograd, following ``torch.Tensor``."""
+
+    __slots__ = ("_data", "_grad_fn", "_rg", "_vc", "_output_nr", "_grad", "_base", "_view",
+                 "_acc", "_hooks", "_extra", "__dict__", "__weakref__")
+    __array_priority__ = 1000  # NumPy defers to our reflected operators
+
+    # ---- construction ------------------------------------------------------------------
+    @staticmethod
+    def _make(data, grad_fn, rg):
+        """Wrap an ndarray without copying (the hot path: no checks)."""
+        t = object.__new__(Tensor)
+        t._data = data
+        t._grad_fn = grad_fn
+        t._rg = rg
+        t._vc = [0]
+        t._output_nr = 0
+        t._grad = None
+        t._base = None
+        t._view = None
+        t._acc = None
+        t._hooks = None
+        t._extra = None
+        return t
+
+    def _init_from(self, data, requires_grad=False):
+        self._data = data
+        self._grad_fn = None
+        self._rg = requires_grad
+        self._vc = [0]
+        self._output_nr = 0
+        self._grad = self._base = self._view = self._acc = self._hooks = self._extra = None
+
+    def __new__(cls, *args, **kwargs):
+        """``torch.Tensor(data)`` copies data as float32; ``torch.Tensor(2, 3)`` is uninitialised."""
+        from ._creation import legacy_new
+        data = legacy_new(args, kwargs)
+        self = object.__new__(cls)
+        self._init_from(data)
+        return self
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def _alias(self):
+        """A new Tensor object over the same data and version counter (a view of ``self``)."""
+        t = Tensor._make(self._data, self._grad_fn, self._rg)
+        t._output_nr = self._output_nr
+        t._vc = self._vc
+        t._base = self._base if self._base is not None else self
+        t._view = self._view or ()
+        return t
+
+    # ---- metadata ----------------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        """The shape as ``torch.Size``, or the length of dimension ``dim``."""
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[self._wrap_dim(dim)]
+
+    @property
+    def dtype(self):
+        return D._FROM_NP[self._data.dtype]
+
+    @property
+    def device(self):
+        from ._device import CPU
+        return CPU
+
+    @property
+    def is_cuda(self):
+        return False
+
+    @property
+    def is_sparse(self):
+        return False
+
+    @property
+    def is_quantized(self):
+        return False
+
+    @property
+    def is_meta(self):
+        return False
+
+    @property
+    def layout(self):
+        from ._device import strided
+        return strided
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self):
+        return self._data.itemsize
+
+    @property
+    def itemsize(self):
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.nbytes
+
+    def stride(self, dim=None):
+        """Strides in elements, as PyTorch reports them."""
+        item = self._data.itemsize
+        st = tuple(s // item for s in self._data.strides)
+        if self._data.size <= 1:
+            st = _contiguous_strides(self._data.shape) if self._data.size == 0 else tuple(
+                s if n != 1 else c for s, n, c in
+                zip(st, self._data.shape, _contiguous_strides(self._data.shape)))
+        return st if dim is None else st[self._wrap_dim(dim)]
+
+    def is_contiguous(self, memory_format=None):
+        return self._data.flags.c_contiguous
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def is_complex(self):
+        return self.dtype.is_complex
+
+    def is_signed(self):
+        return self.dtype.is_signed
+
+    def get_device(self):
+        return -1
+
+    def data_ptr(self):
+        return self._data.__array_interface__["data"][0]
+
+    def _wrap_dim(self, dim):
+        from .ops._util import wrap_dim
+        return wrap_dim(dim, self._data.ndim)
+
+    # ---- autograd ----------------------------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        """Set whether autograd records operations on this (leaf) tensor. Returns self."""
+        if self._grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to "
+                    "use a computed variable in a subgraph that doesn't require differentiation "
+                    "use var_no_grad = var.detach().")
+            return self
+        if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        self._rg = bool(requires_grad)
+        return self
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not self._retains() and self._rg:
+            import warnings
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                "Its .grad attribute won't be populated during autograd.backward(). If you "
+                "indeed want the .grad field to be populated for a non-leaf Tensor, use "
+                ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
+                "mistake, make sure you access the leaf Tensor instead. See "
+                "github.com/pytorch/pytorch/pull/30531 for more informations.",
+                UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
+                                f"of type {type(value).__name__}")
+            if value.dtype is not self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def _version(self):
+        return self._vc[0]
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
+    def retains_grad(self):
+        return self._retains()
+
+    def _retains(self):
+        return self._extra is not None and self._extra.get("retains_grad", False)
+
+    def _edge(self):
+        """The (node, output_nr) a gradient for this tensor flows into."""
+        fn = self._grad_fn
+        if fn is not None:
+            return (fn, self._output_nr)
+        if not self._rg:
+            return (None, 0)
+        acc = self._acc() if self._acc is not None else None
+        if acc is None:
+            acc = AccumulateGrad(self)
+            self._acc = weakref.ref(acc)
+        return (acc, 0)
+
+    def _set_extra(self, key, value):
+        if self._extra is None:
+            self._extra = {}
+        self._extra[key] = value
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate the gradient of this tensor into the ``.grad`` of the leaves."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def register_hook(self, hook):
+        """``hook(grad)`` runs when this tensor's gradient is computed; it may return a new one."""
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require "
+                               "gradient")
+        if self._grad_fn is not None:
+            return self._grad_fn._add_tensor_hook(self._output_nr, hook)
+        from .utils.hooks import RemovableHandle
+        if self._hooks is None:
+            self._hooks = {}
+        handle = RemovableHandle(self._hooks)
+        self._hooks[handle.id] = hook
+        return handle
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs after a gradient was accumulated into this leaf's ``.grad``."""
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        from .utils.hooks import RemovableHandle
+        hooks = self._extra.get("post_acc") if self._extra else None
+        if hooks is None:
+            hooks = {}
+            self._set_extra("post_acc", hooks)
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
+    def retain_grad(self):
+        """Keep ``.grad`` for this non-leaf tensor after backward."""
+        if not self._rg:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains():
+            return
+        node = self._grad_fn
+        if node._retain is None:
+            node._retain = {}
+        node._retain[self._output_nr] = weakref.ref(self)
+        self._set_extra("retains_grad", True)
+
+    def _retain_grad_update(self, g):
+        if self._grad is None:
+            self._grad = g.detach().clone() if not STATE.enabled else g.clone()
+        else:
+            self._grad = self._grad + g
+
+    def _accumulate_grad(self, g, create_graph):
+        """AccumulateGrad's work: store or add ``g`` into ``.grad``, then post-accumulate hooks."""
+        old = self._grad
+        if old is None:
+            self._grad = g if create_graph else Tensor._make(np.array(g._data), None, False)
+        elif create_graph or old._rg:
+            self._grad = old + g
+        else:
+            np.add(old._data, g._data, out=old._data, casting="unsafe")
+            old._vc[0] += 1
+        hooks = self._extra.get("post_acc") if self._extra else None
+        if hooks:
+            for hook in list(hooks.values()):
+                hook(self)
+
+    def detach(self):
+        """A tensor sharing data and version counter, outside the graph."""
+        t = Tensor._make(self._data, None, False)
+        t._vc = self._vc
+        return t
+
+    def detach_(self):
+        """Detach this tensor from the graph in place (it becomes a leaf)."""
+        if self._base is not None and self._base._rg:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are "
+                               "using DistributedDataParallel (DDP) for training, and "
+                               "gradient_as_bucket_view is set as True, gradients are views of "
+                               "DDP buckets, and hence detach_() cannot be called on these "
+                               "gradients. To fix this error, please refer to the "
+                               "Optimizer.zero_grad() function in torch/optim/optimizer.py as "
+                               "the solution.")
+        self._grad_fn = None
+        self._rg = False
+        self._output_nr = 0
+        return self
+
+    @property
+    def data(self):
+        return self.detach()
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        self._data = value._data
+
+    def _rebase_history(self, node, output_nr, input_nr):
+        """Make this tensor the output ``output_nr`` of ``node`` after an in-place change.
+
+        A view routes the change through its base with a CopySlices node, so gradients of the
+        base see it (``input_nr`` is the node input that held the view's old value).
+        """
+        if self._base is None:
+            self._grad_fn, self._output_nr, self._rg = node, output_nr, True
+            return
+        from .autograd._copy_slices import rebase_view
+        rebase_view(self, node, output_nr, input_nr)
+
+    def _check_inplace(self):
+        """PyTorch's errors for an in-place change of a leaf that requires grad (or its view)."""
+        if not STATE.enabled:
+            return
+        if self._grad_fn is None and self._rg:
+            if self._base is not None:
+                raise RuntimeError("a view of a leaf Variable that requires grad is being used "
+                                   "in an in-place operation.")
+            raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+        base = self._base
+        if base is not None and base._grad_fn is None and base._rg:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation.")
+
+    # ---- conversions -------------------------------------------------------------------
+    def item(self):
+        """The value of a one-element tensor as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               "to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self, *, force=False):
+        """The underlying ndarray (shared memory)."""
+        if self._rg and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        if dtype is None:
+            return self._data
+        return self._data.astype(dtype, copy=False)
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous"
+                               if self._data.size > 1 else
+                               "Boolean value of Tensor with no values is ambiguous")
+        return bool(self._data.reshape(()).item())
+
+    def __float__(self):
+        return float(self._scalar_for("float"))
+
+    def __int__(self):
+        return int(self._scalar_for("int"))
+
+    def __complex__(self):
+        return complex(self._scalar_for("complex"))
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self.dtype.is_complex or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self._data.reshape(()).item())
+
+    def _scalar_for(self, what):
+        if self._data.size != 1:
+            raise ValueError(f"only one element tensors can be converted to Python scalars")
+        return self._data.reshape(()).item()
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self, *, tensor_contents=None):
+        from ._tensor_str import tensor_repr
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self._data.ndim == 0:
+            return self._data.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        if self._grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.  If you were "
+                               "attempting to deepcopy a module, this may be because of a "
+                               "torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        new = object.__new__(type(self))
+        new._init_from(self._data.copy(), self._rg)
+        memo[id(self)] = new
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        if self.__dict__:
+            import copy
+            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return new
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild, (type(self), self._data.copy(), self._rg, dict(self.__dict__)))
+
+    def __setstate__(self, state):
+        pass
+
+
+def _rebuild(cls, data, requires_grad, attrs):
+    t = object.__new__(cls)
+    t._init_from(data, requires_grad)
+    t.__dict__.update(attrs)
+    return t
+
+
+def _contiguous_strides(shape):
+    strides = []
+    acc = 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(strides))

@@ -1,0 +1,71 @@
+"""In-place changes through a view: the base's history gets a ``CopySlices`` node.
+
+When ``v = base[...]`` is changed in place by a node ``fn``, gradients of ``base`` must see the
+change. ``CopySlices`` takes the gradient of the new base, hands ``fn`` the part that the view
+covers, and writes ``fn``'s gradient for the view's old value back into that part.
+"""
+from .graph import Node
+from .grad_mode import STATE
+
+__all__ = ["rebase_view", "replay_view"]
+
+
+def replay_view(t, chain):
+    """Re-apply a view chain ((op class, extra args), ...) to tensor ``t``."""
+    for cls, rest in chain:
+        t = cls.apply(t, *rest)
+    return t
+
+
+class CopySlices(Node):
+    """Backward of an in-place op applied to a view; its only output is the base."""
+
+    __slots__ = ("fn", "fn_output_nr", "fn_input_nr", "chain", "base_meta")
+    _n_outputs = 1
+
+    def __init__(self, base_edge, fn, output_nr, input_nr, chain, base_meta):
+        others = tuple(e for k, e in enumerate(fn.next_functions) if k != input_nr)
+        self._init_node((base_edge,) + others)
+        self.fn, self.fn_output_nr, self.fn_input_nr = fn, output_nr, input_nr
+        self.chain, self.base_meta = chain, base_meta
+
+    def name(self):
+        return "CopySlices"
+
+    def _backward(self, grads, create_graph):
+        from .. import _creation
+        g = grads[0]
+        result = g.clone()
+        region = replay_view(result, self.chain)
+        fn_grads = [None] * _n_out(self.fn)
+        fn_grads[self.fn_output_nr] = region.clone()
+        res = self.fn._backward(fn_grads, create_graph)
+        old = res[self.fn_input_nr]
+        if old is None:
+            region.zero_() if not STATE.enabled else region.copy_(_creation.zeros_like(region))
+        else:
+            region.copy_(old)
+        return [result] + [r for k, r in enumerate(res) if k != self.fn_input_nr]
+
+    def _release(self):
+        self.fn._release()
+
+
+def _n_out(node):
+    meta = getattr(node, "_out_meta", None)
+    return len(meta) if meta is not None else node._n_outputs
+
+
+def rebase_view(view, fn, output_nr, input_nr):
+    """Route an in-place change of ``view`` (now output ``output_nr`` of ``fn``) via its base."""
+    base = view._base
+    node = CopySlices(base._edge(), fn, output_nr, input_nr, view._view,
+                      (base._data.shape, base.dtype))
+    base._grad_fn, base._output_nr, base._rg = node, 0, True
+    prev = STATE.enabled
+    STATE.enabled = True
+    try:
+        fresh = replay_view(base, view._view)
+    finally:
+        STATE.enabled = prev
+    view._grad_fn, view._output_nr, view._rg = fresh._grad_fn, 0, True

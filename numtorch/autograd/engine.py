@@ -1,0 +1,188 @@
+"""The backward pass: a recursion-free walk over the graph in dependency order.
+
+Nodes become ready when every edge into them has delivered its gradient; ready nodes run
+newest first (by creation order), as in PyTorch, so hooks and prints happen in its order.
+Gradients are freed as soon as a node has consumed them.
+"""
+import heapq
+
+from .grad_mode import STATE
+from .graph import AccumulateGrad
+
+__all__ = ["run_backward"]
+
+
+def _discover(roots):
+    """Every node reachable from ``roots`` and the number of edges into each (iterative DFS)."""
+    deps = {}
+    stack = [n for n in roots if n is not None]
+    seen = set(stack)
+    order = []
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            deps[child] = deps.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return order, deps
+
+
+def _topo(order, deps, roots):
+    """Nodes in topological order (every node before the nodes it feeds gradients to)."""
+    remaining = dict(deps)
+    ready = [n for n in dict.fromkeys(roots) if n is not None and remaining.get(n, 0) == 0]
+    out = []
+    while ready:
+        node = ready.pop()
+        out.append(node)
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            remaining[child] -= 1
+            if remaining[child] == 0:
+                ready.append(child)
+    return out
+
+
+def _needed(order, deps, roots, targets):
+    """Nodes on some path from a root to a target, and the edge counts among just those."""
+    needed = set(targets)
+    for node in reversed(_topo(order, deps, roots)):
+        if node in needed:
+            continue
+        for child, _ in node.next_functions:
+            if child in needed:
+                needed.add(node)
+                break
+    counts = {}
+    for node in needed:
+        for child, _ in node.next_functions:
+            if child in needed:
+                counts[child] = counts.get(child, 0) + 1
+    return needed, counts
+
+
+def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumulate=True):
+    """Propagate ``grads`` (Tensors) from root edges ``roots`` [(node, output_nr)].
+
+    With ``inputs`` (a list of edges), only the paths to them run; with ``accumulate=False``
+    their gradients are returned instead of accumulated (``autograd.grad``).
+    """
+    root_nodes = [n for n, _ in roots]
+    order, deps = _discover(root_nodes)
+    captures = {}
+    needed = None
+    if inputs is not None:
+        for idx, (node, nr) in enumerate(inputs):
+            if node is not None:
+                captures.setdefault(node, []).append((nr, idx))
+        needed, deps = _needed(order, deps, root_nodes, captures)
+    buffers = {}
+    for (node, nr), g in zip(roots, grads):
+        if node is not None:
+            _add(buffers, node, nr, g)
+    heap = []
+    for node in dict.fromkeys(root_nodes):
+        if node is not None and deps.get(node, 0) == 0 and (needed is None or node in needed):
+            heap.append((-node._seq, node))
+    heapq.heapify(heap)
+    captured = [None] * (len(inputs) if inputs is not None else 0)
+    prev = STATE.enabled
+    STATE.enabled = create_graph
+    try:
+        while heap:
+            node = heapq.heappop(heap)[1]
+            node_grads = _pre_hooks(node, buffers.pop(node, None) or [None] * _n_out(node))
+            if node in captures:
+                for nr, idx in captures[node]:
+                    captured[idx] = node_grads[nr]
+                if not _runs(node, needed, accumulate):
+                    continue
+            outs = _call(node, node_grads, create_graph)
+            if not retain_graph:
+                node._release()
+            _route(node, outs, buffers, deps, needed, heap)
+    finally:
+        STATE.enabled = prev
+    return captured
+
+
+def _runs(node, needed, accumulate):
+    """Whether a capture target also executes: a leaf's accumulator when accumulating, any
+    other node only when other targets lie beyond it."""
+    if type(node) is AccumulateGrad:
+        return accumulate
+    return any(child in needed for child, _ in node.next_functions)
+
+
+def _n_out(node):
+    meta = getattr(node, "_out_meta", None)
+    return len(meta) if meta is not None else node._n_outputs
+
+
+def _add(buffers, node, nr, g):
+    buf = buffers.get(node)
+    if buf is None:
+        buf = buffers[node] = [None] * _n_out(node)
+    old = buf[nr]
+    buf[nr] = g if old is None else old + g
+
+
+def _pre_hooks(node, grads):
+    """Tensor hooks, retain_grad, then node pre-hooks: each may replace the gradients."""
+    if type(node) is AccumulateGrad:
+        hooks = node.variable._hooks
+        if hooks and grads[0] is not None:
+            grads[0] = _run_tensor_hooks(hooks, grads[0])
+    elif node._tensor_hooks:
+        for nr, hooks in node._tensor_hooks.items():
+            if grads[nr] is not None:
+                grads[nr] = _run_tensor_hooks(hooks, grads[nr])
+    if node._retain:
+        for nr, ref in node._retain.items():
+            t = ref()
+            if t is not None and grads[nr] is not None:
+                t._retain_grad_update(grads[nr])
+    if node._pre_hooks:
+        for hook in list(node._pre_hooks.values()):
+            res = hook(tuple(grads))
+            if res is not None:
+                grads = list(res)
+    return grads
+
+
+def _run_tensor_hooks(hooks, g):
+    for hook in list(hooks.values()):
+        res = hook(g)
+        if res is not None:
+            g = res
+    return g
+
+
+def _call(node, grads, create_graph):
+    if all(g is None for g in grads) and type(node) is not AccumulateGrad:
+        outs = [None] * len(node.next_functions)
+    else:
+        outs = node._backward(grads, create_graph)
+    if node._post_hooks:
+        for hook in list(node._post_hooks.values()):
+            res = hook(tuple(outs), tuple(grads))
+            if res is not None:
+                outs = list(res)
+    return outs
+
+
+def _route(node, outs, buffers, deps, needed, heap):
+    for (child, nr), g in zip(node.next_functions, outs):
+        if child is None or (needed is not None and child not in needed):
+            continue
+        if g is not None:
+            _add(buffers, child, nr, g)
+        left = deps[child] - 1
+        deps[child] = left
+        if left == 0:
+            heapq.heappush(heap, (-child._seq, child))

@@ -1,0 +1,453 @@
+"""The custom autograd ``Function``: the one mechanism behind every differentiable op.
+
+A subclass defines ``forward`` and ``backward`` as static methods; ``Function.apply`` runs the
+forward without recording, then links the outputs to a node (an instance of the class's
+generated ``<Name>Backward`` class, which is also the ``ctx`` the methods receive).
+
+>>> import numtorch as torch
+>>> class Double(torch.autograd.Function):
+...     @staticmethod
+...     def forward(ctx, x):
+...         return x * 2
+...     @staticmethod
+...     def backward(ctx, grad):
+...         return grad * 2
+>>> x = torch.tensor([3.0], requires_grad=True)
+>>> Double.apply(x).backward()
+>>> x.grad
+tensor([2.])
+"""
+import functools
+import inspect
+import warnings
+
+import numpy as np
+
+from .grad_mode import STATE
+from .graph import Node, DelayedError, pack_saved, unpack_saved, freed_error
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
+           "InplaceFunction", "NestedIOFunction"]
+
+_FREED = object()  # marks released saved tensors (compared by identity)
+
+
+class FunctionCtx:
+    """Methods available on ``ctx`` inside ``forward``/``setup_context``/``backward``."""
+
+    __slots__ = ()
+
+    def save_for_backward(self, *tensors):
+        """Save tensors (or None) for ``backward``; read them back with ``ctx.saved_tensors``."""
+        from .._tensor import Tensor
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, (Tensor, np.ndarray)):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{i} is of type {type(t).__name__}")
+        self.to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        """Save tensors for ``jvp`` (forward-mode AD)."""
+        self.saved_for_forward = tensors
+
+    def mark_dirty(self, *args):
+        """Declare inputs that ``forward`` modified in place; they must be returned."""
+        self._dirty = args
+
+    def mark_non_differentiable(self, *args):
+        """Declare outputs that get no gradient (``requires_grad=False``)."""
+        self._non_diff = args
+
+    def set_materialize_grads(self, value):
+        """With False, ``backward`` receives None instead of zeros for unused outputs."""
+        self._materialize = bool(value)
+
+    @property
+    def saved_tensors(self):
+        """The tensors given to ``save_for_backward``, checked for in-place modification."""
+        saved = self._saved
+        if saved is _FREED:
+            raise freed_error()
+        out = tuple([unpack_saved(e, self) for e in saved])
+        if self._forward_cls.clear_saved_tensors_on_access:
+            self._saved = _FREED
+        return out
+
+    saved_variables = saved_tensors
+
+
+class BackwardCFunction(FunctionCtx, Node):
+    """The node a Function leaves in the graph; it is also that call's ``ctx``."""
+
+    __slots__ = ("to_save", "_saved", "needs_input_grad", "_in_meta", "_out_meta",
+                 "_materialize", "_dirty", "_non_diff", "saved_for_forward", "__dict__")
+    _forward_cls = None
+
+    def _init_ctx(self):
+        self.to_save = None
+        self._saved = ()
+        self._materialize = True
+        self._dirty = self._non_diff = None
+
+    def name(self):
+        return type(self).__name__
+
+    def apply(self, *grads):
+        """Call the user's backward on ``grads`` (as the engine does, without checks)."""
+        return self._forward_cls._backward_fn(self, *grads)
+
+    def _release(self):
+        if self._saved:
+            self._saved = _FREED
+
+    def _backward(self, grads, create_graph):
+        """Run backward for one engine step: materialise, call, then check the result."""
+        cls = self._forward_cls
+        out_meta = self._out_meta
+        if self._materialize:
+            for i, g in enumerate(grads):
+                if g is None and out_meta[i] is not None:
+                    grads[i] = _zeros(out_meta[i])
+        if cls.boxed_grads_call:
+            result = cls._backward_fn(self, grads)
+        else:
+            result = cls._backward_fn(self, *grads)
+        return _check_grads(self, result)
+
+
+def _zeros(meta):
+    from .._tensor import Tensor
+    shape, dtype = meta
+    return Tensor._make(np.zeros(shape, dtype.np), None, False)
+
+
+def _check_grads(node, result):
+    """Validate backward's return against the forward inputs; reduce/cast to their metadata."""
+    from .._tensor import Tensor
+    if type(result) is not tuple:
+        result = tuple(result) if isinstance(result, list) else (result,)
+    in_meta = node._in_meta
+    n = len(in_meta)
+    if len(result) != n:
+        if len(result) > n and all(g is None for g in result[n:]):
+            result = result[:n]
+        else:
+            raise RuntimeError(f"function {node.name()} returned an incorrect number of "
+                               f"gradients (expected {n}, got {len(result)})")
+    needs = node.needs_input_grad
+    out = list(result)
+    for i, g in enumerate(result):
+        if g is None:
+            continue
+        if not isinstance(g, Tensor):
+            raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
+        meta = in_meta[i]
+        if meta is None:
+            raise RuntimeError(
+                f"function {node.name()} returned a gradient different than None at position "
+                f"{i + 1}, but the corresponding forward input was not a Variable")
+        if not needs[i]:
+            out[i] = None
+            continue
+        shape, dtype = meta
+        if g._data.shape != shape:
+            g = _reduce_grad(node, i, g, shape)
+        if g._data.dtype != dtype.np:
+            g = g.to(dtype)
+        out[i] = g
+    return out
+
+
+def _reduce_grad(node, i, g, shape):
+    """Sum a gradient down to an input's (broadcast-compatible) shape, or raise PyTorch's error."""
+    gshape = g._data.shape
+    try:
+        ok = np.broadcast_shapes(shape, gshape) == gshape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise RuntimeError(
+            f"Function {node.name()} returned an invalid gradient at index {i} - got "
+            f"[{', '.join(map(str, gshape))}] but expected shape compatible with "
+            f"[{', '.join(map(str, shape))}]")
+    from ..ops.reduction import sum_to_shape
+    return sum_to_shape(g, shape)
+
+
+class _FunctionMeta(type):
+    """Gives each Function subclass its ``<Name>Backward`` node class (PyTorch's FunctionMeta)."""
+
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        bw_name = attrs.get("_backward_name") or name + "Backward"
+        cls._backward_cls = type(bw_name, (BackwardCFunction,),
+                                 {"_forward_cls": cls, "__slots__": (),
+                                  "__module__": cls.__module__})
+        user = _user_names(cls)
+        cls._setup_ctx = "setup_context" in user
+        cls._fwd_sig = None
+        if "backward" in user:
+            fn = cls.backward
+        elif "vjp" in user:
+            fn = cls.vjp
+        else:
+            fn = _missing_backward
+        cls._backward_fn = staticmethod(fn)
+
+
+def _user_names(cls):
+    """Attribute names defined by subclasses of Function (not by Function itself)."""
+    names = set()
+    for klass in cls.__mro__:
+        if klass.__name__ == "Function" and klass.__module__ == __name__:
+            break
+        names.update(klass.__dict__)
+    return names
+
+
+def _missing_backward(ctx, *grad_outputs):
+    raise NotImplementedError(
+        "You must implement either the backward or vjp method for your custom "
+        "autograd.Function to use it with backward mode AD.")
+
+
+class Function(FunctionCtx, metaclass=_FunctionMeta):
+    """Base class for custom differentiable operations (see the module docstring)."""
+
+    __slots__ = ("__dict__",)
+    generate_vmap_rule = False
+    clear_saved_tensors_on_access = False
+    boxed_grads_call = False
+    _builtin = False
+
+    def __init__(self, *args, **kwargs):
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are "
+            "all static, so you should invoke them on the class itself. Instantiating an "
+            "autograd function will raise an error in a future version of PyTorch.",
+            DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            "new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+    @staticmethod
+    def forward(*args, **kwargs):
+        """Compute the outputs. ``forward(ctx, *inputs)``, or ``forward(*inputs)`` together
+        with ``setup_context(ctx, inputs, output)``."""
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Store what backward needs, for Functions whose forward takes no ctx."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        """Given one gradient per output, return one gradient (or None) per input."""
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """Forward-mode AD: given one tangent per input, return one per output."""
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD.")
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap staticmethod "
+            "or set generate_vmap_rule=True.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run the Function on ``args``, recording it for backward when an input needs grad."""
+        if cls._setup_ctx and kwargs:
+            args = _bind_args(cls, args, kwargs)
+            kwargs = {}
+        return _apply(cls, args, kwargs)
+
+    @staticmethod
+    def mark_shared_storage(*pairs):
+        raise RuntimeError("mark_shared_storage is deprecated. Tensors with shared storages "
+                           "are automatically tracked.")
+
+
+
+
+def _bind_args(cls, args, kwargs):
+    """Positional args for a setup_context-style forward (signature cached per class)."""
+    sig = cls.__dict__.get("_fwd_sig")
+    if sig is None:
+        sig = inspect.signature(cls.forward)
+        cls._fwd_sig = sig
+    bound = sig.bind(*args, **kwargs)
+    bound.apply_defaults()
+    return bound.args
+
+
+def _new_ctx(cls):
+    ctx = object.__new__(cls._backward_cls)
+    ctx._init_ctx()
+    return ctx
+
+
+def _apply(cls, args, kwargs):
+    """The general path: user Functions get Tensors in forward, run without recording."""
+    from .._tensor import Tensor
+    grad_on = STATE.enabled
+    ctx = _new_ctx(cls)
+    needs = tuple([isinstance(a, Tensor) and a._rg for a in args])
+    record = grad_on and True in needs
+    if record:
+        _link_inputs(ctx, args, needs)
+    STATE.enabled = False
+    try:
+        if cls._setup_ctx:
+            out = cls.forward(*args, **kwargs)
+            cls.setup_context(ctx, args, out)
+        else:
+            out = cls.forward(ctx, *args, **kwargs)
+    finally:
+        STATE.enabled = grad_on
+    ctx.needs_input_grad = needs
+    return _wrap_outputs(ctx, args, out, record)
+
+
+def _link_inputs(ctx, args, needs):
+    """Record an edge and the shape/dtype of every input (the engine checks grads with them)."""
+    from .._tensor import Tensor
+    edges = []
+    meta = []
+    for a, need in zip(args, needs):
+        if isinstance(a, Tensor):
+            meta.append((a._data.shape, a.dtype))
+            edges.append(a._edge() if need else (None, 0))
+        else:
+            meta.append(None)
+            edges.append((None, 0))
+    ctx._init_node(tuple(edges))
+    ctx._in_meta = tuple(meta)
+
+
+def _wrap_outputs(ctx, args, out, record):
+    """Attach outputs to ``ctx``; handle dirty (in-place) inputs and non-differentiable ones."""
+    from .._tensor import Tensor
+    is_tuple = isinstance(out, tuple)
+    outs = out if is_tuple else (out,)
+    dirty = ctx._dirty or ()
+    for d in dirty:
+        if not any(d is o for o in outs):
+            raise RuntimeError(
+                "Some elements marked as dirty during the forward method were not returned as "
+                "output. The inputs that are modified inplace must all be outputs of the "
+                "Function.")
+    non_diff = ctx._non_diff or ()
+    results = []
+    meta = []
+    for i, o in enumerate(outs):
+        if not isinstance(o, Tensor):
+            results.append(o)
+            meta.append(None)
+            continue
+        is_dirty = any(o is d for d in dirty)
+        if not is_dirty and any(o is a for a in args):
+            o = o._alias()
+        meta.append((o._data.shape, o.dtype))
+        diff = record and not any(o is n for n in non_diff) and \
+            (o.dtype.is_floating_point or o.dtype.is_complex)
+        if is_dirty:
+            _rebase_dirty(ctx, o, i, diff, args)
+        elif diff:
+            o._grad_fn = ctx
+            o._rg = True
+            o._output_nr = i
+        elif record and o._rg and o._grad_fn is None:
+            o._rg = False
+        results.append(o)
+    if record:
+        ctx._out_meta = tuple(meta)
+        _resolve_saved(ctx, results)
+    return tuple(results) if is_tuple else results[0]
+
+
+def _rebase_dirty(ctx, t, i, diff, args):
+    from .._tensor import Tensor
+    if t._grad_fn is None and t._rg and t._base is None:
+        raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
+                           "operation.")
+    if diff:
+        j = next(k for k, a in enumerate(args) if a is t)
+        Tensor._rebase_history(t, ctx, i, j)
+
+
+def _resolve_saved(ctx, outputs):
+    """Turn what forward passed to save_for_backward into saved entries (after outputs exist)."""
+    to_save = ctx.to_save
+    if not to_save:
+        return
+    ctx.to_save = None
+    entries = []
+    for t in to_save:
+        is_out = t is not None and any(t is o for o in outputs) and t._grad_fn is ctx
+        entries.append(pack_saved(t, ctx, is_out))
+    ctx._saved = tuple(entries)
+
+
+def once_differentiable(fn):
+    """Decorate ``backward`` to run it without recording; differentiating it again raises."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        from .._tensor import Tensor
+        from .grad_mode import no_grad
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not STATE.enabled:
+            return outputs
+        if not any(isinstance(a, Tensor) and a._rg for a in args):
+            return outputs
+        outs = outputs if isinstance(outputs, tuple) else (outputs,)
+        edges = []
+        wrapped = []
+        for o in outs:
+            if isinstance(o, Tensor):
+                o = o.detach()
+                o._rg = True
+                edges.append(o._edge())
+            wrapped.append(o)
+        err = DelayedError("trying to differentiate twice a function that was marked with "
+                           "@once_differentiable", tuple(edges))
+        k = 0
+        for j, o in enumerate(wrapped):
+            if isinstance(o, Tensor):
+                w = o._alias()
+                w._grad_fn, w._rg, w._output_nr = err, True, k
+                wrapped[j] = w
+                k += 1
+        return tuple(wrapped) if isinstance(outputs, tuple) else wrapped[0]
+    return wrapper
+
+
+class InplaceFunction(Function):
+    """Kept for backward compatibility (PyTorch's ``InplaceFunction``)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    """Not supported: PyTorch's legacy nested-IO Function."""
+
+    def __init__(self, *args, **kwargs):
+        raise NotImplementedError("numtorch does not support NestedIOFunction; use a "
+                                  "static-method torch.autograd.Function")

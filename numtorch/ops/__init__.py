@@ -1,0 +1,153 @@
+"""All built-in ops, and their installation as ``Tensor`` methods and operators.
+
+``FUNCTIONS`` lists every differentiable op class so tests can enumerate them.
+"""
+import numpy as np
+
+from .._tensor import Tensor
+from . import elementwise as E, reduction as R, shape as S, indexing as I, linalg as L
+from . import inplace as IP
+from ._base import BuiltinFunction
+
+__all__ = ["FUNCTIONS"]
+
+
+def _all_functions():
+    seen = []
+    for mod in (E, R, S, I, L, IP):
+        for v in vars(mod).values():
+            if isinstance(v, type) and issubclass(v, BuiltinFunction) and \
+                    v is not BuiltinFunction and v not in seen:
+                seen.append(v)
+    return seen
+
+
+FUNCTIONS = _all_functions()
+
+
+def _method(fn):
+    def m(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+    m.__name__ = m.__qualname__ = getattr(fn, "__name__", "method")
+    m.__doc__ = fn.__doc__
+    return m
+
+
+_METHODS = {
+    E: ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+        "floor_divide", "remainder", "fmod", "pow", "float_power", "atan2", "arctan2",
+        "maximum", "minimum", "fmax", "fmin", "exp", "exp2", "expm1", "log", "log2", "log10",
+        "log1p", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan",
+        "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+        "arcsinh", "arccosh", "arctanh", "sigmoid", "relu", "abs", "absolute", "square",
+        "floor", "ceil", "trunc", "fix", "frac", "sign", "sgn", "neg", "negative", "round",
+        "clamp", "clip", "clamp_min", "clamp_max", "where", "lerp", "addcmul", "addcdiv",
+        "hypot", "xlogy", "logaddexp", "logit", "deg2rad", "rad2deg", "copysign",
+        "nan_to_num", "eq", "ne", "not_equal", "lt", "less", "le", "less_equal", "gt",
+        "greater", "ge", "greater_equal", "logical_and", "logical_or", "logical_xor",
+        "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "isnan",
+        "isinf", "isfinite", "isposinf", "isneginf", "signbit", "isclose", "allclose",
+        "equal", "rsub"],
+    R: ["sum", "mean", "nansum", "nanmean", "prod", "max", "min", "amax", "amin", "aminmax",
+        "argmax", "argmin", "var", "std", "cumsum", "cumprod", "cummax", "cummin",
+        "logsumexp", "softmax", "log_softmax", "norm", "all", "any", "count_nonzero"],
+    S: ["view", "reshape", "view_as", "reshape_as", "flatten", "unflatten", "ravel",
+        "permute", "transpose", "swapaxes", "swapdims", "t", "movedim", "moveaxis", "expand",
+        "expand_as", "broadcast_to", "squeeze", "unsqueeze", "select", "narrow", "diagonal",
+        "clone", "contiguous", "split", "tensor_split", "chunk", "unbind", "flip", "fliplr",
+        "flipud", "roll", "repeat", "tile", "repeat_interleave", "tril", "triu", "diag",
+        "diag_embed", "unfold"],
+    I: ["gather", "take_along_dim", "scatter", "scatter_add", "index_select", "masked_fill",
+        "masked_select", "take", "nonzero", "argwhere", "index_put", "index_put_"],
+    L: ["matmul", "mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "addmm", "addmv", "addr",
+        "baddbmm", "addbmm", "kron", "cross", "trace", "inner_1d"],
+}
+
+
+def _install():
+    for mod, names in _METHODS.items():
+        for name in names:
+            setattr(Tensor, name, _method(getattr(mod, name)))
+    for name in IP.BINARY:
+        setattr(Tensor, name + "_", IP._binary_inplace(name))
+    for name in IP.UNARY:
+        setattr(Tensor, name + "_", IP._unary_inplace(name))
+    Tensor.zero_ = IP.zero_
+    Tensor.fill_ = IP.fill_
+    Tensor.copy_ = IP.copy_
+    Tensor.masked_fill_ = lambda self, mask, value: IP.inplace(
+        self, lambda t: I.masked_fill(t, mask, value))
+    Tensor.scatter_ = lambda self, dim, index, src=None, **kw: IP.inplace(
+        self, lambda t: I.scatter(t, dim, index, src, **kw), src)
+    Tensor.scatter_add_ = lambda self, dim, index, src: IP.inplace(
+        self, lambda t: I.scatter_add(t, dim, index, src), src)
+    Tensor.T = property(S.T_property)
+    Tensor.mT = property(S.mT)
+    Tensor.H = property(S.T_property)
+    _install_operators()
+
+
+def _install_operators():
+    def binary(fn, reflected=False):
+        def op(self, other):
+            try:
+                other = E.operand(other)
+            except TypeError:
+                return NotImplemented
+            return fn(other, self) if reflected else fn(self, other)
+        return op
+
+    T = Tensor
+    T.__add__ = binary(E.add)
+    T.__radd__ = binary(E.add)
+    T.__sub__ = binary(E.sub)
+    T.__rsub__ = lambda self, other: E.rsub(self, other)
+    T.__mul__ = binary(E.mul)
+    T.__rmul__ = binary(E.mul)
+    T.__truediv__ = binary(E.div)
+    T.__rtruediv__ = binary(E.div, True)
+    T.__floordiv__ = binary(E.floor_divide)
+    T.__rfloordiv__ = binary(E.floor_divide, True)
+    T.__mod__ = binary(E.remainder)
+    T.__rmod__ = binary(E.remainder, True)
+    T.__pow__ = binary(E.pow)
+    T.__rpow__ = binary(E.pow, True)
+    T.__matmul__ = lambda self, other: L.matmul(self, other)
+    T.__rmatmul__ = lambda self, other: L.matmul(other, self)
+    T.__neg__ = E.neg
+    T.__pos__ = lambda self: self
+    T.__abs__ = E.abs
+    T.__invert__ = _invert
+    T.__and__ = binary(E.bitwise_and)
+    T.__rand__ = binary(E.bitwise_and)
+    T.__or__ = binary(E.bitwise_or)
+    T.__ror__ = binary(E.bitwise_or)
+    T.__xor__ = binary(E.bitwise_xor)
+    T.__rxor__ = binary(E.bitwise_xor)
+    T.__lshift__ = binary(E.bitwise_left_shift)
+    T.__rshift__ = binary(E.bitwise_right_shift)
+    T.__eq__ = binary(E.eq)
+    T.__ne__ = binary(E.ne)
+    T.__lt__ = binary(E.lt)
+    T.__le__ = binary(E.le)
+    T.__gt__ = binary(E.gt)
+    T.__ge__ = binary(E.ge)
+    T.__getitem__ = I.getitem
+    T.__setitem__ = I.setitem
+    for name, fn in (("__iadd__", "add_"), ("__isub__", "sub_"), ("__imul__", "mul_"),
+                     ("__itruediv__", "div_"), ("__ifloordiv__", "floor_divide_"),
+                     ("__imod__", "remainder_"), ("__ipow__", "pow_"),
+                     ("__iand__", "bitwise_and_"), ("__ior__", "bitwise_or_"),
+                     ("__ixor__", "bitwise_xor_")):
+        setattr(T, name, getattr(T, fn))
+
+
+def _invert(self):
+    if self._data.dtype == np.bool_:
+        return E.logical_not(self)
+    return E.bitwise_not(self)
+
+
+_install()
+
+from . import conversion  # noqa: E402  (installs .to/.float/.new_* ...)

@@ -1,0 +1,98 @@
+"""Small helpers shared by the op families: dim wrapping, dtype promotion on arrays."""
+import numpy as np
+
+from .. import _dtype as D
+
+_ndarray = np.ndarray
+_FROM_NP = D._FROM_NP
+
+
+def wrap_dim(dim, ndim, op=None):
+    """Normalise a possibly negative ``dim`` for a tensor of ``ndim`` dims (PyTorch's error)."""
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        from .._tensor import Tensor
+        if isinstance(dim, Tensor) and dim.numel() == 1 and not dim.is_floating_point():
+            dim = int(dim.item())
+        else:
+            raise TypeError(f"{op or 'dim'}(): argument 'dim' must be int, not "
+                            f"{type(dim).__name__}")
+    n = max(ndim, 1)
+    if dim < -n or dim >= n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+def wrap_dims(dims, ndim):
+    """A tuple of normalised dims; ``dims`` is an int, a sequence or None (all dims)."""
+    if dims is None:
+        return tuple(range(ndim))
+    if isinstance(dims, (int, np.integer)):
+        return (wrap_dim(dims, ndim),)
+    out = tuple(wrap_dim(d, ndim) for d in dims)
+    if len(set(out)) != len(out):
+        d = next(d for d in out if out.count(d) > 1)
+        raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return out
+
+
+def scalar_np_dtype(value):
+    return D._scalar_dtype(value).np
+
+
+def _category(npdt):
+    return _FROM_NP[npdt].category
+
+
+def result_np(*ops):
+    """PyTorch's result dtype (as a NumPy dtype) for ndarray and Python-scalar operands."""
+    dim_res = zero_res = scalar_res = None
+    for op in ops:
+        if type(op) is _ndarray:
+            d = _FROM_NP[op.dtype]
+            if op.ndim:
+                dim_res = d if dim_res is None else D.promote_types(dim_res, d)
+            else:
+                zero_res = d if zero_res is None else D.promote_types(zero_res, d)
+        else:
+            if isinstance(op, np.generic):
+                op = op.item()
+            d = D._scalar_dtype(op)
+            scalar_res = d if scalar_res is None else D.promote_types(scalar_res, d)
+    return D._combine(dim_res, D._combine(zero_res, scalar_res)).np
+
+
+def binary_dtype(a, b):
+    """Fast path of ``result_np`` for two operands."""
+    if type(a) is _ndarray:
+        if type(b) is _ndarray:
+            if a.dtype is b.dtype:
+                return a.dtype
+        elif type(b) is float and a.dtype.kind in "fc":
+            return a.dtype
+    return result_np(a, b)
+
+
+def cast(x, npdt):
+    """``x`` (array or Python scalar) as ``npdt`` for NumPy, wrapping out-of-range ints."""
+    if type(x) is _ndarray:
+        return x if x.dtype is npdt else x.astype(npdt)
+    if npdt.kind in "iub" and not isinstance(x, (bool, np.bool_)):
+        return np.asarray(x).astype(npdt)
+    if npdt.kind == "f" and npdt.itemsize < 8 and type(x) is not bool:
+        return npdt.type(x)
+    return x
+
+
+def default_float_np():
+    return D._state["default"].np
+
+
+def float_np(npdt):
+    """The dtype float math runs in: ints and bool become the default float dtype."""
+    return npdt if npdt.kind in "fc" else D._state["default"].np
+
+
+def as_array(x):
+    """An ndarray for a forward result (NumPy returns scalars from 0-d ops)."""
+    return x if type(x) is _ndarray else np.asarray(x)

@@ -1,0 +1,162 @@
+"""dtype/device conversions and the ``new_*`` factories as Tensor methods.
+
+>>> import numtorch as torch
+>>> torch.tensor([1.7, -2.2]).long()
+tensor([ 1, -2])
+"""
+import numpy as np
+
+from .. import _dtype as D
+from .._device import device as _device_cls, check_device
+from .._tensor import Tensor
+from .shape import to_dtype
+
+_make = Tensor._make
+
+_LEGACY = {"torch.FloatTensor": D.float32, "torch.DoubleTensor": D.float64,
+           "torch.HalfTensor": D.float16, "torch.LongTensor": D.int64,
+           "torch.IntTensor": D.int32, "torch.ShortTensor": D.int16,
+           "torch.CharTensor": D.int8, "torch.ByteTensor": D.uint8,
+           "torch.BoolTensor": D.bool_}
+
+
+def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False,
+       memory_format=None):
+    """Convert to a dtype and/or device (``cpu`` only); returns self when nothing changes."""
+    for a in args:
+        if isinstance(a, D.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype = a.dtype
+        elif isinstance(a, (str, _device_cls)) or a is None:
+            device = a
+        elif isinstance(a, int) and not isinstance(a, bool):
+            device = a
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments - got "
+                            f"({type(a).__name__})")
+    check_device(device)
+    if dtype is None:
+        return self.clone() if copy else self
+    return to_dtype(self, D.to_dtype(dtype), copy)
+
+
+def type_(self, dtype=None, non_blocking=False, **kwargs):
+    """The legacy type string (no argument) or a conversion to ``dtype``."""
+    if dtype is None:
+        return "torch." + D.LEGACY_NAMES[self.dtype]
+    if isinstance(dtype, str):
+        if dtype not in _LEGACY:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = _LEGACY[dtype]
+    return to_dtype(self, D.to_dtype(dtype))
+
+
+def _converter(d):
+    def convert(self, memory_format=None):
+        return to_dtype(self, d)
+    convert.__doc__ = f"``self.to({d!r})``."
+    return convert
+
+
+def cpu(self, memory_format=None):
+    return self
+
+
+def cuda(self, device=None, non_blocking=False, memory_format=None):
+    raise RuntimeError("numtorch runs on the CPU only: Tensor.cuda() is not available "
+                       "(torch.cuda.is_available() is False)")
+
+
+def _new_factory(kind):
+    def new(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+            pin_memory=False):
+        from .. import _creation as C
+        dt = self.dtype if dtype is None else dtype
+        if kind == "full":
+            size, value = size[0], size[1]
+            t = C.full(size, value, dtype=dt)
+        else:
+            t = getattr(C, kind)(*size, dtype=dt)
+        return t.requires_grad_(requires_grad) if requires_grad else t
+    new.__name__ = "new_" + kind
+    return new
+
+
+def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    from .. import _creation as C
+    if isinstance(data, Tensor):
+        data = data._data
+    return C.tensor(data, dtype=self.dtype if dtype is None else dtype,
+                    requires_grad=requires_grad)
+
+
+def _random_inplace(self, fn):
+    self._check_inplace()
+    self._data[...] = fn()
+    self._vc[0] += 1
+    return self
+
+
+def uniform_(self, a=0.0, b=1.0, *, generator=None):
+    from .. import _random as R
+    return _random_inplace(self, lambda: R.uniform(self._data.shape, self._data.dtype,
+                                                   float(a), float(b), generator))
+
+
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    from .. import _random as R
+    return _random_inplace(self, lambda: R.normal(self._data.shape, self._data.dtype,
+                                                  float(mean), float(std), generator))
+
+
+def random_(self, from_=None, to=None, *, generator=None):
+    from .. import _random as R
+    if from_ is not None and to is None:
+        from_, to = 0, from_
+    return _random_inplace(self, lambda: R.random_(self._data.shape, self._data.dtype, from_,
+                                                   to, generator))
+
+
+def bernoulli_(self, p=0.5, *, generator=None):
+    from .. import _random as R
+    if isinstance(p, Tensor):
+        return _random_inplace(self, lambda: R.bernoulli_tensor(
+            np.broadcast_to(p._data, self._data.shape), self._data.dtype, generator))
+    return _random_inplace(self, lambda: R.bernoulli_scalar(self._data.shape, float(p),
+                                                            self._data.dtype, generator))
+
+
+def exponential_(self, lambd=1.0, *, generator=None):
+    from .. import _random as R
+    return _random_inplace(self, lambda: R.exponential(self._data.shape, self._data.dtype,
+                                                       lambd, generator))
+
+
+def install():
+    T = Tensor
+    T.to = to
+    T.type = type_
+    for name, d in (("float", D.float32), ("double", D.float64), ("half", D.float16),
+                    ("long", D.int64), ("int", D.int32), ("short", D.int16),
+                    ("char", D.int8), ("byte", D.uint8), ("bool", D.bool_),
+                    ("cfloat", D.complex64), ("cdouble", D.complex128)):
+        setattr(T, name, _converter(d))
+    T.cpu = cpu
+    T.cuda = cuda
+    for kind in ("zeros", "ones", "empty", "full"):
+        setattr(T, "new_" + kind, _new_factory(kind))
+    T.new_tensor = new_tensor
+    T.type_as = lambda self, other: to_dtype(self, other.dtype)
+    T.uniform_ = uniform_
+    T.normal_ = normal_
+    T.random_ = random_
+    T.bernoulli_ = bernoulli_
+    T.exponential_ = exponential_
+    T.pin_memory = lambda self: self
+    T.share_memory_ = lambda self: self
+    T.is_shared = lambda self: False
+    T.is_pinned = lambda self: False
+
+
+install()

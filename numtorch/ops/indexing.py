@@ -1,0 +1,436 @@
+"""Indexing: ``x[key]`` (basic keys give views, advanced keys copy), ``x[key] = v``,
+``gather``, ``scatter``, ``index_select``, ``masked_fill``, ``take``, ``nonzero``.
+
+>>> import numtorch as torch
+>>> m = torch.arange(6).view(2, 3)
+>>> m[1], m[:, [0, 2]].tolist()
+(tensor([3, 4, 5]), [[0, 2], [3, 5]])
+"""
+import numpy as np
+
+from .._tensor import Tensor
+from ._base import BuiltinFunction
+from ._util import wrap_dim, cast
+from .shape import place
+
+_make = Tensor._make
+_BASIC = (int, slice, type(None), type(Ellipsis))
+
+
+def _convert_key(key):
+    """A NumPy key for a PyTorch key (Tensors become arrays); also whether it is basic."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    out = []
+    basic = True
+    for k in key:
+        if isinstance(k, Tensor):
+            k = k._data
+            if k.dtype.kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool "
+                                 "tensors")
+            basic = False
+        elif isinstance(k, (list, tuple)):
+            k = _list_key(k)
+            basic = False
+        elif isinstance(k, np.ndarray):
+            basic = False
+        elif isinstance(k, (bool, np.bool_)):
+            k = np.asarray(k)
+            basic = False
+        elif isinstance(k, np.integer):
+            k = int(k)
+        elif not isinstance(k, _BASIC):
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or "
+                             "byte Variables are valid indices (got "
+                             f"{type(k).__name__})")
+        if type(k) is slice and k.step is not None and k.step <= 0:
+            raise ValueError("step must be greater than zero")
+        out.append(k)
+    return tuple(out), basic
+
+
+def _list_key(k):
+    if any(isinstance(v, Tensor) for v in k):
+        k = [v._data if isinstance(v, Tensor) else v for v in k]
+    arr = np.asarray(k)
+    if arr.dtype.kind == "f":
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return arr
+
+
+def _index_error(e, x):
+    msg = str(e).replace("axis", "dimension")
+    return IndexError(msg)
+
+
+def _basic_name(key):
+    """PyTorch names a basic index by its last non-trivial component."""
+    for k in reversed(key):
+        if type(k) is int:
+            return SelectIndex
+        if type(k) is slice:
+            if k != slice(None):
+                return SliceIndex
+        elif k is None:
+            return UnsqueezeIndex
+    return AliasIndex if all(k is Ellipsis or k == slice(None) for k in key) else SliceIndex
+
+
+class BasicIndex(BuiltinFunction):
+    """out = x[key] for a basic key (a view);  dx = g placed at key."""
+    _backward_name = "SliceBackward0"
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, x, key):
+        ctx.shape, ctx.key = x.shape, key
+        out = x[key]
+        return out if type(out) is np.ndarray else np.asarray(out)
+
+    @staticmethod
+    def backward(ctx, g):
+        return place(g, ctx.shape, ctx.key), None
+
+
+class SelectIndex(BasicIndex):
+    _backward_name = "SelectBackward0"
+
+
+class SliceIndex(BasicIndex):
+    _backward_name = "SliceBackward0"
+
+
+class UnsqueezeIndex(BasicIndex):
+    _backward_name = "UnsqueezeBackward0"
+
+
+class AliasIndex(BasicIndex):
+    _backward_name = "AliasBackward0"
+
+
+class AdvancedIndex(BuiltinFunction):
+    """out = x[key] with tensor indices (a copy);  dx = g added back at the indices."""
+    _backward_name = "IndexBackward0"
+
+    @staticmethod
+    def forward(ctx, x, key):
+        ctx.shape, ctx.key = x.shape, key
+        return np.asarray(x[key])
+
+    @staticmethod
+    def backward(ctx, g):
+        return IndexAddInto.apply(g, ctx.shape, ctx.key), None
+
+
+class IndexAddInto(BuiltinFunction):
+    """out = zeros(shape) with g added at key;  dg = gg[key]."""
+    _backward_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx, g, shape, key):
+        ctx.key = key
+        out = np.zeros(shape, g.dtype)
+        np.add.at(out, key, g)
+        return out
+
+    @staticmethod
+    def backward(ctx, gg):
+        return AdvancedIndex.apply(gg, ctx.key), None, None
+
+
+def getitem(x, key):
+    """``x[key]`` with PyTorch's semantics."""
+    if type(key) is int and x._data.ndim:
+        n = x._data.shape[0]
+        if key < -n or key >= n:
+            raise IndexError(f"index {key} is out of bounds for dimension 0 with size {n}")
+        return SelectIndex.apply(x, key)
+    if x._data.ndim == 0 and type(key) is int:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    nkey, basic = _convert_key(key)
+    try:
+        if basic:
+            return _basic_name(nkey).apply(x, nkey)
+        return AdvancedIndex.apply(x, nkey)
+    except IndexError as e:
+        raise _index_error(e, x) from None
+
+
+class IndexPut(BuiltinFunction):
+    """out = x with v written at key;  dx = g zeroed at key, dv = g[key]."""
+    _backward_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx, x, key, v, accumulate):
+        ctx.key, ctx.accumulate = key, accumulate
+        out = x.copy()
+        v = cast(v, x.dtype)
+        if accumulate:
+            np.add.at(out, key, v)
+        else:
+            out[key] = v
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        gx = None
+        if ctx.needs_input_grad[0]:
+            gx = g if ctx.accumulate else IndexFill.apply(g, ctx.key)
+        gv = AdvancedIndex.apply(g, ctx.key) if ctx.needs_input_grad[2] else None
+        return gx, None, gv, None
+
+
+class IndexFill(BuiltinFunction):
+    """out = x with zeros at key;  dx = g with zeros at key."""
+    _backward_name = "IndexFillBackward0"
+
+    @staticmethod
+    def forward(ctx, x, key):
+        ctx.key = key
+        out = x.copy()
+        out[key] = 0
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        return IndexFill.apply(g, ctx.key), None
+
+
+def setitem(x, key, value):
+    """``x[key] = value``: an in-place op (differentiable, bumps the version)."""
+    from .inplace import inplace, copy_into
+    if not isinstance(value, Tensor):
+        if isinstance(value, np.ndarray):
+            value = _make(value, None, False)
+        elif not isinstance(value, (int, float, bool, complex, np.generic)):
+            raise TypeError(f"can't assign a {type(value).__name__} to a "
+                            f"torch.{x.dtype.name.capitalize()}Tensor")
+    nkey, basic = _convert_key(key)
+    try:
+        if basic:
+            view = _basic_name(nkey).apply(x, nkey)
+            copy_into(view, value)
+            return
+        v = value if isinstance(value, Tensor) else _make(np.asarray(value, x._data.dtype),
+                                                          None, False)
+        _check_put_shape(x, nkey, v)
+        inplace(x, lambda t: IndexPut.apply(t, nkey, v, False))
+    except IndexError as e:
+        raise _index_error(e, x) from None
+
+
+def _check_put_shape(x, key, v):
+    target = np.empty(x._data.shape, np.bool_)[key].shape
+    try:
+        np.broadcast_to(np.empty(v._data.shape, np.bool_), target)
+    except ValueError:
+        raise RuntimeError(f"shape mismatch: value tensor of shape "
+                           f"[{', '.join(map(str, v._data.shape))}] cannot be broadcast to "
+                           f"indexing result of shape [{', '.join(map(str, target))}]") from None
+
+
+def index_put(input, indices, values, accumulate=False):
+    key, _ = _convert_key(tuple(indices))
+    return IndexPut.apply(input, key, values, accumulate)
+
+
+def index_put_(input, indices, values, accumulate=False):
+    from .inplace import inplace
+    key, _ = _convert_key(tuple(indices))
+    return inplace(input, lambda t: IndexPut.apply(t, key, values, accumulate))
+
+
+class Gather(BuiltinFunction):
+    """out[i][j] = x[i][index[i][j]] (along dim);  dx = g scatter-added back."""
+    _backward_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index):
+        ctx.shape, ctx.dim = x.shape, dim
+        ctx.save_for_backward(index)
+        return np.take_along_axis(x, index, dim) if x.ndim else x.copy()
+
+    @staticmethod
+    def backward(ctx, g):
+        (index,) = ctx.saved_tensors
+        from .._creation import zeros
+        return scatter_add(zeros(ctx.shape, dtype=g.dtype), ctx.dim, index, g), None, None
+
+
+def _check_index(index, op):
+    if not isinstance(index, Tensor) or index._data.dtype != np.int64:
+        raise RuntimeError(f"{op}(): Expected dtype int64 for index")
+
+
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    """Values of ``input`` at ``index`` along ``dim``."""
+    _check_index(index, "gather")
+    d = wrap_dim(dim, input.ndim)
+    if index.ndim != input.ndim and input.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input "
+                           "tensor")
+    return Gather.apply(input, d, index)
+
+
+def take_along_dim(input, indices, dim=None):
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    d = wrap_dim(dim, input.ndim)
+    bshape = list(np.broadcast_shapes(input._data.shape, indices._data.shape))
+    ishape = list(bshape)
+    bshape[d], ishape[d] = input._data.shape[d], indices._data.shape[d]
+    return gather(input.expand(bshape), d, indices.expand(ishape))
+
+
+class ScatterAdd(BuiltinFunction):
+    """out = x with src added at index along dim;  dx = g, dsrc = gather(g, index)."""
+    _backward_name = "ScatterAddBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index, src):
+        ctx.dim = dim
+        ctx.save_for_backward(index)
+        out = x.copy()
+        _scatter_arrays(out, dim, index, src, add=True)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (index,) = ctx.saved_tensors
+        gsrc = gather(g, ctx.dim, index) if ctx.needs_input_grad[3] else None
+        return g, None, None, gsrc
+
+
+def _scatter_arrays(out, dim, index, src, add):
+    """out[..., index[i], ...] (+)= src[i] along ``dim`` over index's shape."""
+    idx = list(np.indices(index.shape, sparse=True))
+    idx[dim] = index
+    key = tuple(idx)
+    if type(src) is not np.ndarray:
+        src = np.full(index.shape, src, out.dtype)
+    else:
+        src = src[tuple(slice(0, n) for n in index.shape)]
+    if add:
+        np.add.at(out, key, src)
+    else:
+        out[key] = src
+
+
+class Scatter(BuiltinFunction):
+    """out = x with src written at index along dim;  dx = g zeroed there, dsrc = gather(g)."""
+    _backward_name = "ScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index, src):
+        ctx.dim = dim
+        ctx.save_for_backward(index)
+        out = x.copy()
+        _scatter_arrays(out, dim, index, src, add=False)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (index,) = ctx.saved_tensors
+        gx = Scatter.apply(g, ctx.dim, index, 0.0) if ctx.needs_input_grad[0] else None
+        gsrc = None
+        if len(ctx.needs_input_grad) > 3 and ctx.needs_input_grad[3]:
+            gsrc = gather(g, ctx.dim, index)
+        return gx, None, None, gsrc
+
+
+def scatter_add(input, dim, index, src):
+    _check_index(index, "scatter_add")
+    return ScatterAdd.apply(input, wrap_dim(dim, input.ndim), index, src)
+
+
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    """``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``."""
+    _check_index(index, "scatter")
+    if reduce is not None:
+        if reduce == "add":
+            s = src if src is not None else _make(np.full(index._data.shape, value,
+                                                          input._data.dtype), None, False)
+            return scatter_add(input, dim, index, s)
+        raise NotImplementedError(f"numtorch does not support scatter(reduce='{reduce}') yet; "
+                                  "use scatter_add")
+    s = src if src is not None else value
+    if not isinstance(s, Tensor):
+        s = float(s) if input._data.dtype.kind in "fc" else s
+    return Scatter.apply(input, wrap_dim(dim, input.ndim), index, s)
+
+
+class IndexSelect(BuiltinFunction):
+    """out = x indexed by ``index`` along dim;  dx = g added back at the index."""
+    _backward_name = "IndexSelectBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index):
+        ctx.shape, ctx.dim = x.shape, dim
+        ctx.save_for_backward(index)
+        return np.take(x, index, axis=dim) if x.ndim else x.copy()
+
+    @staticmethod
+    def backward(ctx, g):
+        (index,) = ctx.saved_tensors
+        key = (slice(None),) * ctx.dim + (index._data,)
+        return IndexAddInto.apply(g, ctx.shape, key), None, None
+
+
+def index_select(input, dim, index):
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    d = wrap_dim(dim, input.ndim)
+    n = input._data.shape[d] if input.ndim else 1
+    idx = index._data.reshape(-1)
+    if idx.size and (idx.max() >= n or idx.min() < -n):
+        raise IndexError(f"index out of range in self")
+    return IndexSelect.apply(input, d, index.reshape(-1))
+
+
+def masked_fill(input, mask, value):
+    """``input`` with ``value`` where ``mask`` is True."""
+    from .elementwise import where
+    if mask._data.dtype != np.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{mask.dtype.name}")
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but "
+                               f"got tensor with {value.ndim} dimension(s).")
+        v = value.to(input.dtype)
+    else:
+        v = _make(np.asarray(value).astype(input._data.dtype), None, False)
+    return where(mask, v, input)
+
+
+def masked_select(input, mask):
+    shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
+    return getitem(input.expand(shape), mask.expand(shape))
+
+
+def take(input, index):
+    """Elements of the flattened ``input`` at ``index``."""
+    flat = input.reshape(-1)
+    n = flat._data.shape[0]
+    idx = index._data
+    if idx.size and (idx.max() >= n or idx.min() < -n):
+        bad = int(idx.max() if idx.max() >= n else idx.min())
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
+                         "elements.")
+    return getitem(flat, index)
+
+
+def nonzero(input, *, as_tuple=False):
+    """Indices of nonzero elements: an (n, ndim) int64 tensor, or a tuple of 1-d tensors."""
+    x = input._data
+    if as_tuple:
+        if x.ndim == 0:
+            return (_make(np.nonzero(x.reshape(1))[0].astype(np.int64), None, False),)
+        return tuple(_make(i.astype(np.int64), None, False) for i in np.nonzero(x))
+    return _make(np.argwhere(x).astype(np.int64), None, False)
+
+
+def argwhere(input):
+    return nonzero(input)

@@ -1,0 +1,230 @@
+"""In-place ops (``add_``, ``mul_``, ``zero_``, ``copy_``, ``x[k] = v`` ...).
+
+An in-place op computes its out-of-place result from a snapshot of the old value, writes it
+into the tensor's memory, bumps the shared version counter and moves the tensor's history onto
+the new node (through its base when it is a view). So the gradients are those of the
+out-of-place op, and tensors saved earlier are caught as modified at backward.
+
+>>> import numtorch as torch
+>>> x = torch.ones(2)
+>>> x.add_(1); x._version
+tensor([2., 2.])
+1
+"""
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from ..autograd.grad_mode import STATE
+from ._base import BuiltinFunction
+
+_make = Tensor._make
+
+
+def _needs_record(self, args):
+    if not STATE.enabled:
+        return False
+    if self._rg:
+        return True
+    return any(isinstance(a, Tensor) and a._rg for a in args)
+
+
+def _check_cast(self, res_dtype):
+    """PyTorch refuses to write a result of a higher category into a lower one."""
+    mine = self.dtype
+    if res_dtype is mine:
+        return
+    if res_dtype.category > mine.category:
+        raise RuntimeError(f"result type {_type_name(res_dtype)} can't be cast to the desired "
+                           f"output type {_type_name(mine)}")
+
+
+_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+          "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def _type_name(d):
+    return _NAMES[d.name]
+
+
+def inplace(self, compute, *args):
+    """Apply ``compute`` (tensor -> out-of-place result) to ``self`` in place; return self."""
+    self._check_inplace()
+    if not _needs_record(self, args):
+        prev = STATE.enabled
+        STATE.enabled = False
+        try:
+            res = compute(self)
+        finally:
+            STATE.enabled = prev
+        _write(self, res)
+        return self
+    snapshot = _make(self._data.copy(), self._grad_fn, self._rg)
+    snapshot._output_nr = self._output_nr
+    res = compute(snapshot)
+    _write(self, res)
+    if res._grad_fn is not None:
+        self._rebase_history(res._grad_fn, res._output_nr, 0)
+    return self
+
+
+def _write(self, res):
+    _check_cast(self, res.dtype)
+    data = self._data
+    if res._data.shape != data.shape:
+        try:
+            np.broadcast_to(res._data, data.shape)
+        except ValueError:
+            raise RuntimeError(
+                f"output with shape [{', '.join(map(str, data.shape))}] doesn't match the "
+                f"broadcast shape [{', '.join(map(str, res._data.shape))}]") from None
+    if not data.flags.writeable:
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
+    np.copyto(data, res._data, casting="unsafe")
+    self._vc[0] += 1
+
+
+class Zero(BuiltinFunction):
+    """out = zeros like x;  dx = 0."""
+    _backward_name = "ZeroBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return np.zeros_like(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 0
+
+
+class Fill(BuiltinFunction):
+    """out = x filled with a scalar;  dx = 0."""
+    _backward_name = "FillBackward0"
+
+    @staticmethod
+    def forward(ctx, x, value):
+        return np.full_like(x, value)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 0, None
+
+
+class FillTensor(BuiltinFunction):
+    """out = x filled with a 0-dim tensor's value;  dvalue = sum(g)."""
+    _backward_name = "FillBackward1"
+
+    @staticmethod
+    def forward(ctx, x, value):
+        return np.full_like(x, value.reshape(()))
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 0, g.sum()
+
+
+class Copy(BuiltinFunction):
+    """out = src broadcast into x's shape and dtype;  dx = 0, dsrc = g."""
+    _backward_name = "CopyBackwards"
+
+    @staticmethod
+    def forward(ctx, x, src):
+        out = np.empty_like(x)
+        np.copyto(out, src if type(src) is np.ndarray else np.asarray(src), casting="unsafe")
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        return (g * 0 if ctx.needs_input_grad[0] else None), (g if ctx.needs_input_grad[1]
+                                                               else None)
+
+
+def zero_(self):
+    """Fill with zeros in place."""
+    return inplace(self, Zero.apply)
+
+
+def fill_(self, value):
+    """Fill with ``value`` in place."""
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value.ndim} dimensions.")
+        return inplace(self, lambda t: FillTensor.apply(t, value), value)
+    return inplace(self, lambda t: Fill.apply(t, value))
+
+
+def copy_(self, src, non_blocking=False):
+    """Copy ``src`` (broadcast, converted to this dtype) into this tensor in place."""
+    if not isinstance(src, Tensor):
+        src = _make(np.asarray(src), None, False)
+    try:
+        np.broadcast_shapes(src._data.shape, self._data.shape)
+        if np.broadcast_shapes(src._data.shape, self._data.shape) != self._data.shape:
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({self._data.shape[-1] if self.ndim else 1}) "
+                           f"must match the size of tensor b ({src._data.shape[-1]}) at "
+                           "non-singleton dimension 0") from None
+    self._check_inplace()
+    if not _needs_record(self, (src,)):
+        if not self._data.flags.writeable:
+            _write(self, src)
+        np.copyto(self._data, src._data, casting="unsafe")
+        self._vc[0] += 1
+        return self
+    return _copy_recorded(self, src)
+
+
+def _copy_recorded(self, src):
+    snapshot = _make(self._data.copy(), self._grad_fn, self._rg)
+    snapshot._output_nr = self._output_nr
+    res = Copy.apply(snapshot, src)
+    np.copyto(self._data, res._data, casting="unsafe")
+    self._vc[0] += 1
+    self._rebase_history(res._grad_fn, 0, 0)
+    return self
+
+
+def copy_into(view, value):
+    """``view.copy_(value)`` for ``x[key] = value`` (a Python scalar fills)."""
+    if isinstance(value, Tensor):
+        return copy_(view, value)
+    return fill_(view, value)
+
+
+def _binary_inplace(op_name):
+    def method(self, other, *args, **kwargs):
+        from . import elementwise as E
+        fn = getattr(E, op_name)
+        other = E.operand(other, op_name)
+        return inplace(self, lambda t: fn(t, other, *args, **kwargs), other)
+    method.__name__ = op_name + "_"
+    method.__doc__ = f"In-place ``{op_name}``."
+    return method
+
+
+def _unary_inplace(fn_name, module="elementwise"):
+    def method(self, *args, **kwargs):
+        import importlib
+        fn = getattr(importlib.import_module(f"numtorch.ops.{module}"), fn_name)
+        tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, Tensor)]
+        return inplace(self, lambda t: fn(t, *args, **kwargs), *tensors)
+    method.__name__ = fn_name + "_"
+    method.__doc__ = f"In-place ``{fn_name}``."
+    return method
+
+
+BINARY = ["add", "sub", "mul", "div", "pow", "remainder", "fmod", "atan2", "maximum",
+          "minimum", "floor_divide", "true_divide", "subtract", "multiply", "divide",
+          "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and", "logical_or",
+          "logical_xor", "hypot", "copysign", "xlogy", "eq", "ne", "lt", "le", "gt", "ge"]
+UNARY = ["neg", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt",
+         "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+         "asinh", "acosh", "atanh", "sigmoid", "relu", "abs", "square", "floor", "ceil",
+         "trunc", "frac", "sign", "round", "clamp", "clip", "clamp_min", "clamp_max",
+         "logical_not", "bitwise_not", "nan_to_num", "negative", "absolute", "fix", "sgn",
+         "lerp", "addcmul", "addcdiv", "logit", "deg2rad", "rad2deg"]

@@ -1,0 +1,715 @@
+"""Reductions and scans: sum, mean, prod, max/min, var/std, cumsum, logsumexp, softmax, norms.
+
+>>> import numtorch as torch
+>>> a = torch.tensor([[1., 2.], [3., 4.]])
+>>> a.sum(0), a.mean()
+(tensor([4., 6.]), tensor(2.5000))
+"""
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from ._base import BuiltinFunction
+from ._util import wrap_dim, wrap_dims, as_array
+from . import return_types
+
+_ndarray = np.ndarray
+_make = Tensor._make
+
+
+def _dims_arg(dim, ndim):
+    """Normalised reduction dims (all dims when ``dim`` is None or empty)."""
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return tuple(range(ndim))
+    return wrap_dims(dim, ndim)
+
+
+def expand_grad(g, shape, dims, keepdim):
+    """Broadcast a reduction's gradient ``g`` back over the reduced ``dims`` of ``shape``."""
+    if not keepdim and dims:
+        keep = [1 if i in dims else n for i, n in enumerate(shape)]
+        g = g.reshape(keep)
+    return g.expand(shape)
+
+
+def sum_to_shape(g, shape):
+    """Sum ``g`` down to ``shape`` (the inverse of broadcasting), differentiably."""
+    gshape = g._data.shape
+    if gshape == tuple(shape):
+        return g
+    lead = len(gshape) - len(shape)
+    dims = list(range(lead))
+    dims += [lead + i for i, n in enumerate(shape) if n == 1 and gshape[lead + i] != 1]
+    out = g.sum(dims, keepdim=True) if dims else g
+    if lead:
+        out = out.reshape(shape)
+    return out
+
+
+def _sum_dtype(npdt, dtype):
+    if dtype is not None:
+        return D.to_dtype(dtype).np
+    return np.dtype(np.int64) if npdt.kind in "biu" else npdt
+
+
+class Sum(BuiltinFunction):
+    """out = sum(x, dims);  dx = g broadcast back over dims."""
+    _backward_name = "SumBackward1"
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim, dtype):
+        ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+        npdt = _sum_dtype(x.dtype, dtype)
+        return as_array(np.sum(x, axis=dims, keepdims=keepdim, dtype=npdt))
+
+    @staticmethod
+    def backward(ctx, g):
+        return expand_grad(g, ctx.shape, ctx.dims, ctx.keepdim), None, None, None
+
+
+class SumAll(Sum):
+    _backward_name = "SumBackward0"
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Sum of elements over ``dim`` (all when None); ints and bools sum to int64."""
+    if isinstance(dim, D.dtype):
+        dim, dtype = None, dim
+    x = input._data
+    if dim is None:
+        res = SumAll.apply(input, tuple(range(x.ndim)), False, dtype)
+    else:
+        res = Sum.apply(input, _dims_arg(dim, x.ndim), keepdim, dtype)
+    return _write_out(out, res)
+
+
+def _write_out(out, res):
+    if out is None:
+        return res
+    from .elementwise import _out
+    return _out(out, res)
+
+
+def _mean_check(x, dtype, op="mean"):
+    npdt = D.to_dtype(dtype).np if dtype is not None else x.dtype
+    if npdt.kind not in "fc":
+        raise RuntimeError(f"{op}(): could not infer output dtype. Input dtype must be either "
+                           "a floating point or complex dtype. Got: "
+                           f"{D._FROM_NP[npdt].name.capitalize().replace('Int64', 'Long')}")
+    return npdt
+
+
+class Mean(BuiltinFunction):
+    """out = mean(x, dims);  dx = g / n broadcast back over dims."""
+    _backward_name = "MeanBackward1"
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim, npdt):
+        ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
+        n = 1
+        for d in dims:
+            n *= x.shape[d]
+        ctx.n = n
+        return as_array(np.mean(x, axis=dims, keepdims=keepdim, dtype=npdt)).astype(
+            npdt, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        return expand_grad(g / ctx.n, ctx.shape, ctx.dims, ctx.keepdim), None, None, None
+
+
+class MeanAll(Mean):
+    _backward_name = "MeanBackward0"
+
+
+_TYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+               "uint8": "Byte", "bool": "Bool"}
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Arithmetic mean over ``dim`` (floating and complex dtypes only)."""
+    x = input._data
+    npdt = D.to_dtype(dtype).np if dtype is not None else x.dtype
+    if npdt.kind not in "fc":
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
+                           "floating point or complex dtype. Got: "
+                           f"{_TYPE_NAMES.get(D._FROM_NP[npdt].name)}")
+    if dim is None:
+        return _write_out(out, MeanAll.apply(input, tuple(range(x.ndim)), False, npdt))
+    return _write_out(out, Mean.apply(input, _dims_arg(dim, x.ndim), keepdim, npdt))
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    from .elementwise import where, isnan
+    return sum(where(isnan(input), 0.0, input), dim, keepdim, dtype=dtype)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    from .elementwise import isnan, logical_not
+    cnt = sum(logical_not(isnan(input)), dim, keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype) / cnt
+
+
+class Prod(BuiltinFunction):
+    """out = prod(x, dim);  dx = g * out / x (computed without dividing by zeros)."""
+    _backward_name = "ProdBackward1"
+
+    @staticmethod
+    def forward(ctx, x, dim, keepdim, npdt):
+        ctx.save_for_backward(x)
+        ctx.dim, ctx.keepdim = dim, keepdim
+        return as_array(np.prod(x, axis=dim, keepdims=keepdim, dtype=npdt))
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        dims = (ctx.dim,) if ctx.dim is not None else tuple(range(x.ndim))
+        shape = x._data.shape
+        g = expand_grad(g, shape, dims, ctx.keepdim)
+        return _prod_grad(x, ctx.dim) * g, None, None, None
+
+
+class ProdAll(Prod):
+    _backward_name = "ProdBackward0"
+
+
+def _prod_grad(x, dim):
+    """d prod / dx_i = product of the others: exclusive cumulative products from both sides."""
+    if dim is None:
+        flat = x.reshape(-1)
+        return _prod_grad(flat, 0).reshape(x.shape)
+    ones_shape = list(x.shape)
+    ones_shape[dim] = 1
+    one = _make(np.ones(ones_shape, x._data.dtype), None, False)
+    from .shape import cat, narrow
+    n = x.shape[dim]
+    left = cat([one, narrow(x, dim, 0, n - 1)], dim).cumprod(dim)
+    right = cat([one, narrow(x.flip(dim), dim, 0, n - 1)], dim).cumprod(dim).flip(dim)
+    return left * right
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """Product of elements over ``dim`` (all when None)."""
+    npdt = _sum_dtype(input._data.dtype, dtype)
+    if dim is None:
+        return ProdAll.apply(input, None, False, npdt)
+    return Prod.apply(input, wrap_dim(dim, input.ndim), keepdim, npdt)
+
+
+class MaxAll(BuiltinFunction):
+    """out = max(x);  dx = g split evenly among the maximal elements."""
+    _backward_name = "MaxBackward1"
+    _fn = staticmethod(np.max)
+
+    @staticmethod
+    def forward(ctx, x, op):
+        if x.size == 0:
+            raise RuntimeError(f"{op}(): Expected reduction dim to be specified for "
+                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                               "argument.")
+        out = as_array(np.max(x) if op == "max" else np.min(x))
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, out = ctx.saved_tensors
+        mask = (x == out).to(g.dtype)
+        return g * mask / mask.sum(), None
+
+
+class MinAll(MaxAll):
+    _backward_name = "MinBackward1"
+
+
+class MaxDim(BuiltinFunction):
+    """(values, indices) = max(x, dim);  dx = g at the chosen index, 0 elsewhere."""
+    _backward_name = "MaxBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, keepdim, op):
+        if x.ndim and x.shape[dim] == 0:
+            raise IndexError(f"{op}(): Expected reduction dim {dim} to have non-zero size.")
+        fn = np.argmax if op == "max" else np.argmin
+        idx = fn(x, axis=dim, keepdims=True) if x.ndim else np.zeros((), np.int64)
+        vals = np.take_along_axis(x, idx, dim) if x.ndim else x.copy()
+        if not keepdim and x.ndim:
+            idx, vals = idx.squeeze(dim), vals.squeeze(dim)
+        ctx.save_for_backward(idx)
+        ctx.shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
+        return as_array(vals), as_array(idx.astype(np.int64))
+
+    @staticmethod
+    def backward(ctx, g, _gi):
+        (idx,) = ctx.saved_tensors
+        return index_grad(g, idx, ctx.shape, ctx.dim, ctx.keepdim), None, None, None
+
+
+class MinDim(MaxDim):
+    _backward_name = "MinBackward0"
+
+
+def index_grad(g, idx, shape, dim, keepdim):
+    """Place ``g`` at ``idx`` along ``dim`` in zeros of ``shape`` (a differentiable scatter)."""
+    if len(shape) == 0:
+        return g
+    if not keepdim:
+        g, idx = g.unsqueeze(dim), idx.unsqueeze(dim)
+    view = [1] * len(shape)
+    view[dim] = shape[dim]
+    ar = _make(np.arange(shape[dim]).reshape(view), None, False)
+    mask = (ar == idx).to(g.dtype)
+    return g * mask
+
+
+def _minmax(input, dim, keepdim, other, op):
+    from .elementwise import maximum, minimum
+    if isinstance(dim, Tensor):
+        return (maximum if op == "max" else minimum)(input, dim)
+    if other is not None:
+        return (maximum if op == "max" else minimum)(input, other)
+    if dim is None:
+        return (MaxAll if op == "max" else MinAll).apply(input, op)
+    d = wrap_dim(dim, input.ndim)
+    vals, idx = (MaxDim if op == "max" else MinDim).apply(input, d, keepdim, op)
+    return getattr(return_types, op)(vals, idx)
+
+
+def max(input, dim=None, keepdim=False, *, out=None, other=None):
+    """Largest element; with ``dim``, a ``(values, indices)`` named tuple; with a tensor,
+    the elementwise maximum."""
+    return _minmax(input, dim, keepdim, other, "max")
+
+
+def min(input, dim=None, keepdim=False, *, out=None, other=None):
+    """Smallest element; with ``dim``, a ``(values, indices)`` named tuple."""
+    return _minmax(input, dim, keepdim, other, "min")
+
+
+class Amax(BuiltinFunction):
+    """out = amax(x, dims);  dx = g split evenly among the maxima of each slice."""
+    _backward_name = "AmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim, op):
+        fn = np.amax if op == "amax" else np.amin
+        out = as_array(fn(x, axis=dims, keepdims=keepdim))
+        ctx.save_for_backward(x, out)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, out = ctx.saved_tensors
+        shape = x._data.shape
+        outb = expand_grad(out, shape, ctx.dims, ctx.keepdim)
+        mask = (x == outb).to(g.dtype)
+        count = mask.sum(ctx.dims, keepdim=True)
+        return expand_grad(g, shape, ctx.dims, ctx.keepdim) * mask / count, None, None, None
+
+
+class Amin(Amax):
+    _backward_name = "AminBackward0"
+
+
+def amax(input, dim=(), keepdim=False):
+    return Amax.apply(input, _dims_arg(dim, input.ndim), keepdim, "amax")
+
+
+def amin(input, dim=(), keepdim=False):
+    return Amin.apply(input, _dims_arg(dim, input.ndim), keepdim, "amin")
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    dims = () if dim is None else dim
+    return return_types.aminmax(amin(input, dims, keepdim), amax(input, dims, keepdim))
+
+
+def argmax(input, dim=None, keepdim=False):
+    """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
+    return _arg(np.argmax, input, dim, keepdim)
+
+
+def argmin(input, dim=None, keepdim=False):
+    return _arg(np.argmin, input, dim, keepdim)
+
+
+def _arg(fn, input, dim, keepdim):
+    x = input._data
+    if dim is None:
+        res = np.asarray(fn(x.reshape(-1)), np.int64)
+        if keepdim:
+            res = res.reshape((1,) * x.ndim)
+        return _make(res, None, False)
+    d = wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return _make(np.zeros((), np.int64), None, False)
+    return _make(as_array(fn(x, axis=d, keepdims=keepdim)).astype(np.int64), None, False)
+
+
+# ---- variance ---------------------------------------------------------------------------
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    if unbiased is None:
+        return 1
+    return 1 if unbiased else 0
+
+
+class Var(BuiltinFunction):
+    """out = sum((x - mean)^2) / (n - c);  dx = g * 2 (x - mean) / (n - c)."""
+    _backward_name = "VarBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, c, keepdim):
+        if x.dtype.kind not in "fc":
+            raise RuntimeError("std and var only support floating point and complex dtypes")
+        ctx.save_for_backward(x)
+        ctx.dims, ctx.c, ctx.keepdim = dims, c, keepdim
+        n = _count(x.shape, dims)
+        if n - c <= 0:
+            shape = np.sum(x, axis=dims, keepdims=keepdim).shape
+            return np.full(shape, np.nan if n == 0 or c else 0, x.dtype)
+        return as_array(np.var(x, axis=dims, ddof=c, keepdims=keepdim)).astype(x.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        n = _count(x._data.shape, ctx.dims)
+        centered = x - x.mean(ctx.dims, keepdim=True)
+        gx = expand_grad(g, x._data.shape, ctx.dims, ctx.keepdim)
+        return gx * centered * (2.0 / (n - ctx.c)), None, None, None
+
+
+class Std(BuiltinFunction):
+    """out = sqrt(var);  dx = g * (x - mean) / ((n - c) * out)."""
+    _backward_name = "StdBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, c, keepdim):
+        v = Var.forward(ctx, x, dims, c, keepdim)
+        out = np.sqrt(v)
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, out = ctx.saved_tensors
+        n = _count(x._data.shape, ctx.dims)
+        centered = x - x.mean(ctx.dims, keepdim=True)
+        denom = expand_grad(out, x._data.shape, ctx.dims, ctx.keepdim) * (n - ctx.c)
+        gx = expand_grad(g, x._data.shape, ctx.dims, ctx.keepdim)
+        return gx * centered / denom, None, None, None
+
+
+def _count(shape, dims):
+    n = 1
+    for d in dims:
+        n *= shape[d]
+    return n
+
+
+def _var_args(input, dim, unbiased, keepdim, correction):
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    return _dims_arg(dim, input.ndim), _correction(unbiased, correction), keepdim
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance over ``dim`` with Bessel's ``correction`` (1 by default)."""
+    dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction)
+    return Var.apply(input, dims, c, keepdim)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Standard deviation over ``dim`` with Bessel's ``correction`` (1 by default)."""
+    dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction)
+    return Std.apply(input, dims, c, keepdim)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return (var(input, dim, unbiased, keepdim, correction=correction),
+            mean(input, _var_args(input, dim, unbiased, keepdim, correction)[0], keepdim))
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return (std(input, dim, unbiased, keepdim, correction=correction),
+            mean(input, _var_args(input, dim, unbiased, keepdim, correction)[0], keepdim))
+
+
+# ---- scans ------------------------------------------------------------------------------
+class Cumsum(BuiltinFunction):
+    """out = cumsum(x, dim);  dx = reversed cumsum of g."""
+    _backward_name = "CumsumBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, npdt):
+        ctx.dim = dim
+        if x.ndim == 0:
+            return x.astype(npdt)
+        return np.cumsum(x, axis=dim, dtype=npdt)
+
+    @staticmethod
+    def backward(ctx, g):
+        if g.ndim == 0:
+            return g, None, None
+        return g.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim), None, None
+
+
+def cumsum(input, dim, *, dtype=None, out=None):
+    """Cumulative sum along ``dim``."""
+    d = wrap_dim(dim, input.ndim)
+    return _write_out(out, Cumsum.apply(input, d, _sum_dtype(input._data.dtype, dtype)))
+
+
+class Cumprod(BuiltinFunction):
+    """out = cumprod(x, dim);  dx = reversed cumsum(g * out) / x (x nonzero)."""
+    _backward_name = "CumprodBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, npdt):
+        ctx.dim = dim
+        out = x.astype(npdt) if x.ndim == 0 else np.cumprod(x, axis=dim, dtype=npdt)
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, out = ctx.saved_tensors
+        if g.ndim == 0:
+            return g, None, None
+        d = ctx.dim
+        return (g * out).flip(d).cumsum(d).flip(d) / x, None, None
+
+
+def cumprod(input, dim, *, dtype=None, out=None):
+    d = wrap_dim(dim, input.ndim)
+    return _write_out(out, Cumprod.apply(input, d, _sum_dtype(input._data.dtype, dtype)))
+
+
+class Cummax(BuiltinFunction):
+    """(values, indices) = cummax(x, dim);  dx = g added at the indices."""
+    _backward_name = "CummaxBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, op):
+        vals, idx = _cum_extreme(x, dim, op)
+        ctx.save_for_backward(idx)
+        ctx.dim, ctx.shape = dim, x.shape
+        return vals, idx
+
+    @staticmethod
+    def backward(ctx, g, _gi):
+        (idx,) = ctx.saved_tensors
+        from .indexing import scatter_add
+        from .._creation import zeros
+        if g.ndim == 0:
+            return g, None, None
+        return scatter_add(zeros(ctx.shape, dtype=g.dtype), ctx.dim, idx, g), None, None
+
+
+class Cummin(Cummax):
+    _backward_name = "CumminBackward0"
+
+
+def _cum_extreme(x, dim, op):
+    if x.ndim == 0:
+        return x.copy(), np.zeros((), np.int64)
+    xm = np.moveaxis(x, dim, 0)
+    acc = (np.maximum if op == "max" else np.minimum).accumulate(xm, axis=0)
+    n = xm.shape[0]
+    pos = np.arange(n).reshape((n,) + (1,) * (xm.ndim - 1))
+    # the index of the latest element equal to the running extreme (PyTorch picks the last)
+    hit = np.where(xm == acc, pos, -1)
+    idx = np.maximum.accumulate(hit, axis=0)
+    return np.moveaxis(acc, 0, dim).copy(), np.moveaxis(idx, 0, dim).astype(np.int64).copy()
+
+
+def cummax(input, dim):
+    d = wrap_dim(dim, input.ndim)
+    return return_types.cummax(*Cummax.apply(input, d, "max"))
+
+
+def cummin(input, dim):
+    d = wrap_dim(dim, input.ndim)
+    return return_types.cummin(*Cummin.apply(input, d, "min"))
+
+
+# ---- softmax family ---------------------------------------------------------------------
+class Logsumexp(BuiltinFunction):
+    """out = log(sum(exp(x)));  dx = g * exp(x - out)."""
+    _backward_name = "LogsumexpBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim):
+        if x.dtype.kind not in "fc":
+            x = x.astype(D._state["default"].np)
+        m = np.max(x, axis=dims, keepdims=True) if x.size else np.zeros((1,) * x.ndim, x.dtype)
+        m = np.where(np.isfinite(m), m, 0)
+        s = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
+        out = s if keepdim else np.squeeze(s, axis=dims)
+        ctx.save_for_backward(x, as_array(out))
+        ctx.dims, ctx.keepdim = dims, keepdim
+        return as_array(out)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, out = ctx.saved_tensors
+        shape = x._data.shape
+        gx = expand_grad(g, shape, ctx.dims, ctx.keepdim)
+        return gx * (x - expand_grad(out, shape, ctx.dims, ctx.keepdim)).exp(), None, None
+
+
+def logsumexp(input, dim, keepdim=False):
+    """``log(sum(exp(input), dim))`` computed stably."""
+    return Logsumexp.apply(input, _dims_arg(dim, input.ndim), keepdim)
+
+
+class Softmax(BuiltinFunction):
+    """out = exp(x) / sum(exp(x));  dx = out * (g - sum(g * out))."""
+    _backward_name = "SoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        e = np.exp(x - np.max(x, axis=dim, keepdims=True)) if x.size else x.copy()
+        out = e / np.sum(e, axis=dim, keepdims=True)
+        ctx.save_for_backward(out)
+        ctx.dim = dim
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        return out * (g - (g * out).sum(ctx.dim, keepdim=True)), None
+
+
+class LogSoftmax(BuiltinFunction):
+    """out = x - logsumexp(x);  dx = g - exp(out) * sum(g)."""
+    _backward_name = "LogSoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        m = np.max(x, axis=dim, keepdims=True) if x.size else 0
+        shifted = x - m
+        out = shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+        ctx.save_for_backward(out)
+        ctx.dim = dim
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        return g - out.exp() * g.sum(ctx.dim, keepdim=True), None
+
+
+def _softmax_input(input, dim, dtype, op):
+    if dim is None:
+        import warnings
+        warnings.warn(f"Implicit dimension choice for {op} has been deprecated. Change the "
+                      "call to include dim=X as an argument.", UserWarning, stacklevel=3)
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    if dtype is not None:
+        input = input.to(dtype)
+    elif input._data.dtype.kind not in "fc":
+        raise RuntimeError(f'"{op}_lastdim_kernel_impl" not implemented for '
+                           f"'{_TYPE_NAMES.get(input.dtype.name, input.dtype.name)}'")
+    return input, wrap_dim(dim, input.ndim)
+
+
+def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
+    """``exp(x) / exp(x).sum(dim)`` computed stably."""
+    input, d = _softmax_input(input, dim, dtype, "softmax")
+    return Softmax.apply(input, d)
+
+
+def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
+    """``log(softmax(x))`` computed stably."""
+    input, d = _softmax_input(input, dim, dtype, "log_softmax")
+    return LogSoftmax.apply(input, d)
+
+
+# ---- norms ------------------------------------------------------------------------------
+class VectorNorm(BuiltinFunction):
+    """out = (sum |x|^p)^(1/p);  dx = g * x |x|^(p-2) / out^(p-1)."""
+    _backward_name = "LinalgVectorNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, p, dims, keepdim):
+        if x.dtype.kind not in "fc":
+            raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
+                               f"as input. Got {_TYPE_NAMES.get(D._FROM_NP[x.dtype].name)}")
+        a = np.abs(x)
+        if p == float("inf"):
+            out = np.max(a, axis=dims, keepdims=keepdim)
+        elif p == float("-inf"):
+            out = np.min(a, axis=dims, keepdims=keepdim)
+        elif p == 0:
+            out = np.sum(a != 0, axis=dims, keepdims=keepdim).astype(a.dtype)
+        elif p == 2:
+            out = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
+        else:
+            out = np.sum(a ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
+        out = as_array(out).astype(a.dtype, copy=False)
+        ctx.save_for_backward(x, out)
+        ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, out = ctx.saved_tensors
+        shape, p = x._data.shape, ctx.p
+        g = expand_grad(g, shape, ctx.dims, ctx.keepdim)
+        n = expand_grad(out, shape, ctx.dims, ctx.keepdim)
+        if p == 0:
+            return g * 0, None, None, None
+        if p in (float("inf"), float("-inf")):
+            mask = (x.abs() == n).to(g.dtype)
+            count = mask.sum(ctx.dims, keepdim=True)
+            return g * x.sgn() * mask / count, None, None, None
+        if p == 1:
+            return g * x.sgn(), None, None, None
+        from .elementwise import where
+        if p == 2:
+            return g * where(n == 0, 0.0, x / n), None, None, None
+        scale = x * x.abs().pow(p - 2) / n.pow(p - 1)
+        return g * where(n == 0, 0.0, scale), None, None, None
+
+
+def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """The vector ``ord``-norm over ``dim`` (all elements when None)."""
+    if dtype is not None:
+        input = input.to(dtype)
+    return VectorNorm.apply(input, float(ord), _dims_arg(dim, input.ndim), keepdim)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """``torch.norm``: Frobenius / vector p-norms (``nuc`` is not supported)."""
+    if p == "fro" or p is None:
+        p = 2
+    if p == "nuc":
+        raise NotImplementedError("numtorch does not support norm(p='nuc') yet; use "
+                                  "torch.linalg.svdvals(x).sum()")
+    return vector_norm(input, p, dim, keepdim, dtype=dtype)
+
+
+# ---- boolean reductions -----------------------------------------------------------------
+def all(input, dim=None, keepdim=False, *, out=None):
+    """True where every element (over ``dim``) is nonzero."""
+    x = input._data
+    axis = None if dim is None else _dims_arg(dim, x.ndim)
+    res = as_array(np.all(x, axis=axis, keepdims=keepdim if dim is not None else False))
+    return _make(res if x.dtype != np.uint8 else res.astype(np.uint8), None, False)
+
+
+def any(input, dim=None, keepdim=False, *, out=None):
+    """True where some element (over ``dim``) is nonzero."""
+    x = input._data
+    axis = None if dim is None else _dims_arg(dim, x.ndim)
+    res = as_array(np.any(x, axis=axis, keepdims=keepdim if dim is not None else False))
+    return _make(res if x.dtype != np.uint8 else res.astype(np.uint8), None, False)
+
+
+def count_nonzero(input, dim=None):
+    x = input._data
+    axis = None if dim is None else _dims_arg(dim, x.ndim)
+    return _make(as_array(np.count_nonzero(x, axis=axis)).astype(np.int64), None, False)

@@ -1,0 +1,849 @@
+"""Shape ops. Views (view, transpose, permute, expand, squeeze, unsqueeze, select, narrow,
+split, unbind) share memory and the version counter with their base; the rest copy.
+
+>>> import numtorch as torch
+>>> x = torch.arange(6).view(2, 3)
+>>> x.t().shape, x.flatten().tolist()
+(torch.Size([3, 2]), [0, 1, 2, 3, 4, 5])
+"""
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from ._base import BuiltinFunction
+from ._util import wrap_dim, wrap_dims
+
+_make = Tensor._make
+
+
+def _infer_shape(shape, numel, op="view"):
+    """Resolve one ``-1`` in ``shape`` and check the element count (PyTorch's errors)."""
+    shape = list(shape)
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            if s < 0:
+                raise RuntimeError(f"invalid shape dimension {s}")
+            known *= s
+    if neg:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input "
+                               f"of size {numel}")
+        shape[neg[0]] = numel // known
+    elif known != numel:
+        raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of "
+                           f"size {numel}")
+    return tuple(shape)
+
+
+def _shape_args(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    return tuple(int(s) for s in shape)
+
+
+class View(BuiltinFunction):
+    """out = x viewed as ``shape`` (no copy);  dx = g reshaped back."""
+    _backward_name = "ViewBackward0"
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.shape = x.shape
+        out = x.view()
+        try:
+            out.shape = shape
+        except AttributeError:
+            raise RuntimeError("view size is not compatible with input tensor's size and stride "
+                               "(at least one dimension spans across two contiguous subspaces)."
+                               " Use .reshape(...) instead.") from None
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.reshape(ctx.shape), None
+
+
+class Reshape(BuiltinFunction):
+    """out = copy of x in ``shape`` (when no view is possible);  dx = g reshaped back."""
+    _backward_name = "UnsafeViewBackward0"
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.shape = x.shape
+        return np.reshape(x, shape).copy()
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.reshape(ctx.shape), None
+
+
+def _viewable(x, shape):
+    v = x.view()
+    try:
+        v.shape = shape
+        return True
+    except AttributeError:
+        return False
+
+
+def view(input, *shape):
+    """A view of ``input`` with a new shape (or a reinterpretation as another dtype)."""
+    if len(shape) == 1 and isinstance(shape[0], D.dtype):
+        return _view_dtype(input, shape[0])
+    shape = _infer_shape(_shape_args(shape), input._data.size)
+    return View.apply(input, shape)
+
+
+def _view_dtype(input, dtype):
+    if dtype.itemsize != input._data.itemsize:
+        raise RuntimeError("numtorch supports view(dtype) only between dtypes of equal size")
+    t = _make(input._data.view(dtype.np), None, False)
+    t._vc, t._base = input._vc, input if input._base is None else input._base
+    return t
+
+
+def reshape(input, *shape):
+    """``input`` in a new shape: a view when the layout allows it, else a copy."""
+    shape = _infer_shape(_shape_args(shape), input._data.size, "reshape")
+    if _viewable(input._data, shape):
+        return View.apply(input, shape)
+    return Reshape.apply(input, shape)
+
+
+def view_as(input, other):
+    return view(input, other._data.shape)
+
+
+def reshape_as(input, other):
+    return reshape(input, other._data.shape)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    """Merge dims ``start_dim..end_dim`` into one."""
+    shape = input._data.shape
+    if not shape:
+        return reshape(input, (1,))
+    s, e = wrap_dim(start_dim, len(shape)), wrap_dim(end_dim, len(shape))
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    n = 1
+    for d in shape[s:e + 1]:
+        n *= d
+    return reshape(input, shape[:s] + (n,) + shape[e + 1:])
+
+
+def unflatten(input, dim, sizes):
+    d = wrap_dim(dim, input.ndim)
+    shape = input._data.shape
+    sizes = _infer_shape(sizes, shape[d], "unflatten")
+    return view(input, shape[:d] + tuple(sizes) + shape[d + 1:])
+
+
+def ravel(input):
+    return reshape(input, -1)
+
+
+class Permute(BuiltinFunction):
+    """out = x with dims reordered;  dx = g with the inverse order."""
+    _backward_name = "PermuteBackward0"
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, x, dims):
+        ctx.dims = dims
+        return np.transpose(x, dims)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.permute(tuple(np.argsort(ctx.dims).tolist())), None
+
+
+class Transpose(BuiltinFunction):
+    """out = x with two dims swapped;  dx = g swapped back."""
+    _backward_name = "TransposeBackward0"
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, x, d0, d1):
+        ctx.d0, ctx.d1 = d0, d1
+        return np.swapaxes(x, d0, d1)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.transpose(ctx.d0, ctx.d1), None, None
+
+
+class T(Transpose):
+    _backward_name = "TBackward0"
+
+
+def permute(input, *dims):
+    """Reorder the dims of ``input`` (a view)."""
+    dims = _shape_args(dims)
+    n = input.ndim
+    if len(dims) != n:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
+                           f"not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {n} is not equal to len(dims) = {len(dims)}")
+    return Permute.apply(input, wrap_dims(dims, n))
+
+
+def transpose(input, dim0, dim1):
+    """Swap two dims (a view)."""
+    n = input.ndim
+    return Transpose.apply(input, wrap_dim(dim0, n), wrap_dim(dim1, n))
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input):
+    """Transpose a matrix (0-d and 1-d tensors are returned as they are)."""
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{input.ndim}D")
+    if input.ndim < 2:
+        return T.apply(input, 0, 0)
+    return T.apply(input, 0, 1)
+
+
+def T_property(input):
+    n = input.ndim
+    if n == 2:
+        return Permute.apply(input, (1, 0))
+    return Permute.apply(input, tuple(range(n - 1, -1, -1)))
+
+
+def mT(input):
+    return transpose(input, -2, -1)
+
+
+def movedim(input, source, destination):
+    n = input.ndim
+    src = wrap_dims(source if isinstance(source, (tuple, list)) else (source,), n)
+    dst = wrap_dims(destination if isinstance(destination, (tuple, list)) else (destination,),
+                    n)
+    order = [d for d in range(n) if d not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute(input, order)
+
+
+moveaxis = movedim
+
+
+class Expand(BuiltinFunction):
+    """out = x broadcast to ``shape`` (a view);  dx = g summed over the broadcast dims."""
+    _backward_name = "ExpandBackward0"
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.shape = x.shape
+        return np.broadcast_to(x, shape)
+
+    @staticmethod
+    def backward(ctx, g):
+        from .reduction import sum_to_shape
+        return sum_to_shape(g, ctx.shape), None
+
+
+def expand(input, *sizes):
+    """Broadcast ``input`` to ``sizes`` without copying; -1 keeps a dim."""
+    sizes = _shape_args(sizes)
+    shape = input._data.shape
+    if len(sizes) < len(shape):
+        raise RuntimeError(f"expand(torch.{input.dtype.name.capitalize()}Tensor{{[{', '.join(map(str, shape))}]}}, "
+                           f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided "
+                           f"({len(sizes)}) must be greater or equal to the number of dimensions "
+                           f"in the tensor ({len(shape)})")
+    lead = len(sizes) - len(shape)
+    final = []
+    for i, s in enumerate(sizes):
+        cur = shape[i - lead] if i >= lead else None
+        if s == -1:
+            if cur is None:
+                raise RuntimeError("The expanded size of the tensor (-1) isn't allowed in a "
+                                   "leading, non-existing dimension 0")
+            s = cur
+        elif cur is not None and cur != s and cur != 1:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing "
+                               f"size ({cur}) at non-singleton dimension {i}.  Target sizes: "
+                               f"[{', '.join(map(str, sizes))}].  Tensor sizes: "
+                               f"[{', '.join(map(str, shape))}]")
+        final.append(s)
+    return Expand.apply(input, tuple(final))
+
+
+def expand_as(input, other):
+    return expand(input, other._data.shape)
+
+
+def broadcast_to(input, shape):
+    return expand(input, shape)
+
+
+def broadcast_tensors(*tensors):
+    shape = np.broadcast_shapes(*(t._data.shape for t in tensors))
+    return tuple(expand(t, shape) for t in tensors)
+
+
+def broadcast_shapes(*shapes):
+    from .._size import Size
+    try:
+        return Size(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise RuntimeError("Shape mismatch: objects cannot be broadcast to a single shape") from None
+
+
+class Squeeze(BuiltinFunction):
+    """out = x without the given size-1 dims;  dx = g reshaped back."""
+    _backward_name = "SqueezeBackward1"
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, x, dims):
+        ctx.shape = x.shape
+        dims = tuple(d for d in dims if x.shape[d] == 1)
+        return np.squeeze(x, axis=dims) if dims else x.view()
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.reshape(ctx.shape), None
+
+
+class SqueezeAll(Squeeze):
+    _backward_name = "SqueezeBackward0"
+
+
+def squeeze(input, dim=None):
+    """Remove size-1 dims (all of them, or those in ``dim``)."""
+    n = input.ndim
+    if dim is None:
+        return SqueezeAll.apply(input, tuple(i for i, s in enumerate(input._data.shape)
+                                             if s == 1))
+    dims = wrap_dims(dim, n) if n else ()
+    return Squeeze.apply(input, dims)
+
+
+class Unsqueeze(BuiltinFunction):
+    """out = x with a new size-1 dim;  dx = g with it removed."""
+    _backward_name = "UnsqueezeBackward0"
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        return np.expand_dims(x, dim)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.squeeze(ctx.dim), None
+
+
+def unsqueeze(input, dim):
+    """Insert a size-1 dim at ``dim``."""
+    return Unsqueeze.apply(input, wrap_dim(dim, input.ndim + 1))
+
+
+class Select(BuiltinFunction):
+    """out = x[..., index, ...] along ``dim`` (a view);  dx = g placed at the index."""
+    _backward_name = "SelectBackward0"
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, x, dim, index):
+        ctx.shape, ctx.dim, ctx.index = x.shape, dim, index
+        key = (slice(None),) * dim + (index,)
+        return x[key]
+
+    @staticmethod
+    def backward(ctx, g):
+        key = (slice(None),) * ctx.dim + (ctx.index,)
+        return place(g, ctx.shape, key), None, None
+
+
+def select(input, dim, index):
+    """The slice at ``index`` along ``dim``, with that dim removed (a view)."""
+    d = wrap_dim(dim, input.ndim)
+    size = input._data.shape[d]
+    if index < -size or index >= size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"[{', '.join(map(str, input._data.shape))}] at dimension {d}")
+    return Select.apply(input, d, index % size if size else index)
+
+
+class Narrow(BuiltinFunction):
+    """out = x[start:start+length] along ``dim`` (a view);  dx = g placed in that range."""
+    _backward_name = "SliceBackward0"
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, x, dim, start, length):
+        ctx.shape = x.shape
+        ctx.key = (slice(None),) * dim + (slice(start, start + length),)
+        return x[ctx.key]
+
+    @staticmethod
+    def backward(ctx, g):
+        return place(g, ctx.shape, ctx.key), None, None, None
+
+
+def narrow(input, dim, start, length):
+    d = wrap_dim(dim, input.ndim)
+    size = input._data.shape[d]
+    start = int(start)
+    if start < 0:
+        start += size
+    if start < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({size}).")
+    return Narrow.apply(input, d, start, int(length))
+
+
+class Place(BuiltinFunction):
+    """out = zeros(shape) with g at ``key``;  dg = gg[key]. The backward of basic indexing."""
+    _backward_name = "SliceScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, g, shape, key):
+        ctx.key = key
+        out = np.zeros(shape, g.dtype)
+        out[key] = g
+        return out
+
+    @staticmethod
+    def backward(ctx, gg):
+        from .indexing import getitem
+        return getitem(gg, ctx.key), None, None
+
+
+def place(g, shape, key):
+    return Place.apply(g, tuple(shape), key)
+
+
+class Diagonal(BuiltinFunction):
+    """out = diagonal of x over (dim1, dim2) (a view);  dx = g on that diagonal."""
+    _backward_name = "DiagonalBackward0"
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, x, offset, d1, d2):
+        ctx.shape, ctx.args = x.shape, (offset, d1, d2)
+        return np.diagonal(x, offset, d1, d2)
+
+    @staticmethod
+    def backward(ctx, g):
+        return DiagEmbedInto.apply(g, ctx.shape, *ctx.args), None, None, None
+
+
+class DiagEmbedInto(BuiltinFunction):
+    """out = zeros(shape) with g on the diagonal;  dg = diagonal of gg."""
+    _backward_name = "DiagonalBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, shape, offset, d1, d2):
+        ctx.args = (offset, d1, d2)
+        out = np.zeros(shape, g.dtype)
+        diag = np.diagonal(out, offset, d1, d2)
+        diag.setflags(write=True)
+        diag[...] = g
+        return out
+
+    @staticmethod
+    def backward(ctx, gg):
+        return diagonal(gg, *ctx.args), None, None, None, None
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    n = input.ndim
+    return Diagonal.apply(input, offset, wrap_dim(dim1, n), wrap_dim(dim2, n))
+
+
+class Clone(BuiltinFunction):
+    """out = copy of x;  dx = g."""
+    _backward_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return np.array(x, copy=True)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+def clone(input, *, memory_format=None):
+    """A copy of ``input`` that stays in the graph."""
+    return Clone.apply(input)
+
+
+def contiguous(input, memory_format=None):
+    """``input`` itself when C-contiguous, else a contiguous copy."""
+    if input._data.flags.c_contiguous:
+        return input
+    return Clone.apply(input)
+
+
+class ToCopy(BuiltinFunction):
+    """out = x converted to another dtype;  dx = g converted back."""
+    _backward_name = "ToCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, x, npdt):
+        ctx.npdt = x.dtype
+        if npdt.kind in "iub" and x.dtype.kind == "f":
+            with np.errstate(invalid="ignore"):
+                return x.astype(npdt)
+        return x.astype(npdt)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.to(D._FROM_NP[ctx.npdt]), None
+
+
+def to_dtype(input, dtype, copy=False):
+    if dtype is input.dtype and not copy:
+        return input
+    return ToCopy.apply(input, dtype.np)
+
+
+class Cat(BuiltinFunction):
+    """out = concatenation along ``dim``;  each input gets its slice of g."""
+    _backward_name = "CatBackward0"
+
+    @staticmethod
+    def forward(ctx, dim, *xs):
+        ctx.dim = dim
+        ctx.sizes = [x.shape[dim] if x.ndim else 0 for x in xs]
+        ctx.empty = [x.ndim == 1 and x.shape[0] == 0 for x in xs]
+        from ._util import result_np
+        dt = result_np(*[x for x in xs]) if len(xs) > 1 else xs[0].dtype
+        parts = [x.astype(dt, copy=False) for x, e in zip(xs, ctx.empty) if not e]
+        if not parts:
+            return np.zeros((0,), dt)
+        return np.concatenate(parts, axis=dim)
+
+    @staticmethod
+    def backward(ctx, g):
+        grads = [None]
+        start = 0
+        for size, empty in zip(ctx.sizes, ctx.empty):
+            if empty:
+                grads.append(None)
+                continue
+            grads.append(narrow(g, ctx.dim, start, size))
+            start += size
+        return tuple(grads)
+
+
+def cat(tensors, dim=0, *, out=None):
+    """Concatenate tensors along an existing dim."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    ref = next((t for t in tensors if not (t.ndim == 1 and t._data.shape[0] == 0)), tensors[0])
+    d = wrap_dim(dim, ref.ndim)
+    _check_cat_shapes(tensors, ref, d)
+    res = Cat.apply(d, *tensors)
+    if out is not None:
+        from .elementwise import _out
+        return _out(out, res)
+    return res
+
+
+def _check_cat_shapes(tensors, ref, d):
+    rs = ref._data.shape
+    for i, t in enumerate(tensors):
+        s = t._data.shape
+        if len(s) == 1 and s[0] == 0:
+            continue
+        if len(s) != len(rs):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(rs)} and "
+                               f"{len(s)}")
+        for k, (a, b) in enumerate(zip(rs, s)):
+            if k != d and a != b:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
+                                   f"Expected size {a} but got size {b} for tensor number {i} "
+                                   "in the list.")
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0, *, out=None):
+    """Join tensors of equal shape along a new dim."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    shape = tensors[0]._data.shape
+    for i, t in enumerate(tensors):
+        if t._data.shape != shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"[{', '.join(map(str, shape))}] at entry 0 and "
+                               f"[{', '.join(map(str, t._data.shape))}] at entry {i}")
+    d = wrap_dim(dim, len(shape) + 1)
+    res = Stack.apply(d, *tensors)
+    if out is not None:
+        from .elementwise import _out
+        return _out(out, res)
+    return res
+
+
+class Stack(BuiltinFunction):
+    """out = inputs stacked on a new dim;  each input gets its slice of g."""
+    _backward_name = "StackBackward0"
+
+    @staticmethod
+    def forward(ctx, dim, *xs):
+        ctx.dim, ctx.n = dim, len(xs)
+        from ._util import result_np
+        dt = result_np(*xs) if len(xs) > 1 else xs[0].dtype
+        return np.stack([x.astype(dt, copy=False) for x in xs], axis=dim)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (None,) + tuple(select(g, ctx.dim, i) for i in range(ctx.n))
+
+
+def hstack(tensors):
+    tensors = [atleast_1d(t) for t in tensors]
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors):
+    return cat([atleast_2d(t) for t in tensors], 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors):
+    return cat([atleast_3d(t) for t in tensors], 2)
+
+
+def column_stack(tensors):
+    return hstack([t.reshape(-1, 1) if t.ndim <= 1 else t for t in tensors])
+
+
+def atleast_1d(t):
+    return t.reshape(1) if t.ndim == 0 else t
+
+
+def atleast_2d(t):
+    return t.reshape(1, -1) if t.ndim < 2 else t
+
+
+def atleast_3d(t):
+    if t.ndim == 0:
+        return t.reshape(1, 1, 1)
+    if t.ndim == 1:
+        return t.reshape(1, -1, 1)
+    if t.ndim == 2:
+        return t.unsqueeze(-1)
+    return t
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """Split into chunks of a size, or of the listed sizes, along ``dim`` (views)."""
+    d = wrap_dim(dim, tensor.ndim)
+    n = tensor._data.shape[d]
+    if isinstance(split_size_or_sections, (int, np.integer)):
+        step = int(split_size_or_sections)
+        if step <= 0 and n:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                               f"dimension size of {n}")
+        sizes = [min(step, n - s) for s in range(0, n, step)] if n else [0]
+    else:
+        sizes = list(split_size_or_sections)
+        if sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
+                               f"(input tensor's size at dimension {d}), but got split_sizes="
+                               f"[{', '.join(map(str, sizes))}]")
+    out, start = [], 0
+    for s in sizes:
+        out.append(Narrow.apply(tensor, d, start, s))
+        start += s
+    return tuple(out)
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    d = wrap_dim(dim, input.ndim)
+    n = input._data.shape[d]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        k = int(indices_or_sections)
+        q, r = divmod(n, k)
+        sizes = [q + 1] * r + [q] * (k - r)
+    else:
+        idx = [0] + [min(max(int(i), 0), n) for i in indices_or_sections] + [n]
+        sizes = [max(b - a, 0) for a, b in zip(idx, idx[1:])]
+    out, start = [], 0
+    for s in sizes:
+        out.append(Narrow.apply(input, d, start, s))
+        start += s
+    return tuple(out)
+
+
+def chunk(input, chunks, dim=0):
+    """Split into ``chunks`` pieces of (nearly) equal size along ``dim``."""
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    n = input._data.shape[wrap_dim(dim, input.ndim)]
+    size = -(-n // chunks) if n else 1
+    return split(input, max(size, 1), dim) if n else split(input, 1, dim)
+
+
+def unbind(input, dim=0):
+    """The slices along ``dim``, each without that dim (views)."""
+    d = wrap_dim(dim, input.ndim)
+    return tuple(Select.apply(input, d, i) for i in range(input._data.shape[d]))
+
+
+class Flip(BuiltinFunction):
+    """out = x reversed along ``dims`` (a copy);  dx = g reversed back."""
+    _backward_name = "FlipBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims):
+        ctx.dims = dims
+        return np.flip(x, dims).copy()
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.flip(ctx.dims), None
+
+
+def flip(input, *dims):
+    dims = _shape_args(dims)
+    return Flip.apply(input, wrap_dims(dims, input.ndim))
+
+
+def fliplr(input):
+    return flip(input, 1)
+
+
+def flipud(input):
+    return flip(input, 0)
+
+
+class Roll(BuiltinFunction):
+    """out = x rolled by ``shifts``;  dx = g rolled back."""
+    _backward_name = "RollBackward0"
+
+    @staticmethod
+    def forward(ctx, x, shifts, dims):
+        ctx.shifts, ctx.dims = shifts, dims
+        return np.roll(x, shifts, dims)
+
+    @staticmethod
+    def backward(ctx, g):
+        neg = tuple(-s for s in ctx.shifts) if isinstance(ctx.shifts, tuple) else -ctx.shifts
+        return Roll.apply(g, neg, ctx.dims), None, None
+
+
+def roll(input, shifts, dims=None):
+    if dims is None:
+        return Roll.apply(input.flatten(), shifts, 0).view(input.shape)
+    if isinstance(shifts, (list, tuple)):
+        shifts, dims = tuple(shifts), wrap_dims(dims, input.ndim)
+    else:
+        dims = wrap_dim(dims, input.ndim)
+    return Roll.apply(input, shifts, dims)
+
+
+class Repeat(BuiltinFunction):
+    """out = x tiled ``reps`` times per dim;  dx = g summed over the copies."""
+    _backward_name = "RepeatBackward0"
+
+    @staticmethod
+    def forward(ctx, x, reps):
+        lead = len(reps) - x.ndim
+        ctx.shape = (1,) * lead + x.shape
+        ctx.reps = reps
+        ctx.orig = x.shape
+        return np.tile(x.reshape(ctx.shape), reps)
+
+    @staticmethod
+    def backward(ctx, g):
+        split_shape = []
+        for r, s in zip(ctx.reps, ctx.shape):
+            split_shape += [r, s]
+        axes = tuple(range(0, 2 * len(ctx.reps), 2))
+        return g.reshape(split_shape).sum(axes).reshape(ctx.orig), None
+
+
+def repeat(input, *sizes):
+    sizes = _shape_args(sizes)
+    if len(sizes) < input.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    return Repeat.apply(input, sizes)
+
+
+def tile(input, dims):
+    dims = tuple(dims)
+    if len(dims) < input.ndim:
+        dims = (1,) * (input.ndim - len(dims)) + dims
+    return repeat(input, dims)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    from .indexing import index_select
+    from .._creation import arange
+    if dim is None:
+        input = input.reshape(-1)
+        dim = 0
+    d = wrap_dim(dim, input.ndim)
+    n = input._data.shape[d]
+    reps = repeats._data if isinstance(repeats, Tensor) else np.full(n, repeats)
+    idx = np.repeat(np.arange(n), np.broadcast_to(reps, (n,)))
+    return index_select(input, d, _make(idx.astype(np.int64), None, False))
+
+
+def tril(input, diagonal=0):
+    mask = _make(np.tri(*input._data.shape[-2:], k=diagonal, dtype=bool), None, False)
+    from .elementwise import where
+    return where(mask, input, _make(np.zeros((), input._data.dtype), None, False))
+
+
+def triu(input, diagonal=0):
+    mask = _make(~np.tri(*input._data.shape[-2:], k=diagonal - 1, dtype=bool), None, False)
+    from .elementwise import where
+    return where(mask, input, _make(np.zeros((), input._data.dtype), None, False))
+
+
+def diag(input, diagonal=0):
+    if input.ndim == 1:
+        n = input._data.shape[0] + builtins_abs(diagonal)
+        from .._creation import zeros
+        z = zeros(n, n, dtype=input.dtype)
+        return z + DiagEmbedInto.apply(input, (n, n), diagonal, 0, 1)
+    return diagonal_fn(input, diagonal)
+
+
+def builtins_abs(v):
+    return v if v >= 0 else -v
+
+
+diagonal_fn = diagonal
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    n = input._data.shape[-1] + builtins_abs(offset)
+    shape = input._data.shape[:-1] + (n, n)
+    return DiagEmbedInto.apply(input, shape, offset, len(shape) - 2, len(shape) - 1)
+
+
+def unfold(input, dimension, size, step):
+    """Sliding windows of ``size`` with ``step`` along ``dimension`` (a copy)."""
+    d = wrap_dim(dimension, input.ndim)
+    n = input._data.shape[d]
+    starts = range(0, n - size + 1, step)
+    pieces = [narrow(input, d, s, size).movedim(d, -1).unsqueeze(d) for s in starts]
+    return cat(pieces, d)

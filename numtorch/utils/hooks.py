@@ -1,0 +1,37 @@
+"""Removable hook handles, as ``torch.utils.hooks``."""
+import itertools
+
+__all__ = ["RemovableHandle"]
+
+
+class RemovableHandle:
+    """A handle whose ``remove()`` deletes the hook it was returned for.
+
+    >>> hooks = {}
+    >>> h = RemovableHandle(hooks)
+    >>> hooks[h.id] = print
+    >>> h.remove(); len(hooks)
+    0
+    """
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks_dict, *, extra_dict=None):
+        self.hooks_dict_ref = lambda: hooks_dict
+        self.id = next(RemovableHandle._ids)
+        self.extra_dict_ref = () if extra_dict is None else ((lambda: extra_dict),)
+
+    def remove(self):
+        d = self.hooks_dict_ref()
+        if d is not None:
+            d.pop(self.id, None)
+        for ref in self.extra_dict_ref:
+            extra = ref()
+            if extra is not None:
+                extra.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
