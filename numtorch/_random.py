@@ -1114,30 +1114,55 @@ def multinomial(probs, num_samples, replacement=False, generator=None):
     out_shape = (n_sample,) if p.ndim == 1 else (p.shape[0], n_sample)
     if _numel(out_shape) == 0:
         return np.empty(out_shape, np.int64)
+    if replacement and n_sample > 1:
+        return _multinomial_replacement(gen, rows, n_sample).reshape(out_shape)
+    # without replacement (or for one sample, where it makes no difference) PyTorch checks
+    # up front and takes the top-k of p / q with q ~ Exp(1)
     if p.size and not ((p.max() < np.inf) & (p.min() >= 0)):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if (rows.sum(axis=1, dtype=_F64) == 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    if not replacement or n_sample == 1:
-        # a single draw needs no replacement, so PyTorch takes the fast path for it too
-        q = exponential(p.shape, p.dtype, 1.0, gen)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            if p.dtype == _F16:               # Half division runs in float, then rounds
-                q = (p.astype(_F32) / q.astype(_F32)).astype(_F16)
-            else:
-                q = p / q
-        if n_sample == 1:
-            return np.argmax(q, axis=-1, keepdims=True).astype(np.int64)
-        # top-k: largest first; ties keep the lower index first
-        return np.argsort(-q, axis=-1, kind="stable")[..., :n_sample].astype(np.int64)
-    return _multinomial_replacement(gen, rows, n_sample).reshape(out_shape)
+    q = exponential(p.shape, p.dtype, 1.0, gen)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if p.dtype == _F16:                   # Half division runs in float, then rounds
+            q = (p.astype(_F32) / q.astype(_F32)).astype(_F16)
+        else:
+            q = p / q
+    if n_sample == 1:
+        return np.argmax(q, axis=-1, keepdims=True).astype(np.int64)
+    # top-k, largest first. NOTE: PyTorch orders exact ties (zero-probability categories)
+    # by libstdc++'s nth_element/partial_sort; we keep the lower index first instead.
+    return np.argsort(-q, axis=-1, kind="stable")[..., :n_sample].astype(np.int64)
 
 
 def _multinomial_replacement(gen, rows, n_sample):
-    """PyTorch's with-replacement kernel: sequential cumsum, normalise, lower-bound search."""
+    """PyTorch's with-replacement kernel: sequential cumsum, normalise, lower-bound search.
+
+    The kernel validates row by row while sampling, so rows before a bad one still
+    consume their draws before the error.
+    """
     acc = _F64 if rows.dtype == _F64 else _F32     # Half accumulates in float
-    cum = np.cumsum(rows.astype(acc), axis=1, dtype=acc)   # sequential, like the C loop
-    cum = cum / cum[:, -1:]
+    vals = rows.astype(acc)
+    cum = np.cumsum(vals, axis=1, dtype=acc)       # sequential, like the C loop
+    with np.errstate(invalid="ignore"):
+        bad_neg = ~(vals >= 0)                     # NaN fails this test first
+        bad_inf = ~np.isfinite(vals) & ~bad_neg
+        bad_sum = ~(cum[:, -1] > 0)
+    bad_row = bad_neg.any(axis=1) | bad_inf.any(axis=1) | bad_sum
+    if bad_row.any():
+        r = int(np.argmax(bad_row))
+        gen._uniform64(r * n_sample)
+        first_neg = np.argmax(bad_neg[r]) if bad_neg[r].any() else vals.shape[1]
+        first_inf = np.argmax(bad_inf[r]) if bad_inf[r].any() else vals.shape[1]
+        if first_neg < first_inf:
+            raise RuntimeError("invalid multinomial distribution (encountering probability "
+                               "entry < 0)")
+        if first_inf < vals.shape[1]:
+            raise RuntimeError("invalid multinomial distribution (encountering probability "
+                               "entry = infinity or NaN)")
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    with np.errstate(over="ignore"):
+        cum = cum / cum[:, -1:]
     cum[:, -1] = 1
     u = gen._uniform64(rows.shape[0] * n_sample).reshape(rows.shape[0], n_sample)
     # vectorised copy of the kernel's binary search (first slot with cum >= u)

@@ -129,7 +129,9 @@ def _check_grads(node, result):
     in_meta = node._in_meta
     n = len(in_meta)
     if len(result) != n:
-        if len(result) > n and all(g is None for g in result[n:]):
+        if len(result) < n and node._forward_cls._builtin:
+            result = result + (None,) * (n - len(result))  # trailing non-tensor arguments
+        elif len(result) > n and all(g is None for g in result[n:]):
             result = result[:n]
         else:
             raise RuntimeError(f"function {node.name()} returned an incorrect number of "

@@ -1,0 +1,117 @@
+"""``numtorch run SCRIPT [ARGS]`` and ``python -m numtorch SCRIPT [ARGS]``.
+
+The script runs as ``__main__`` with ``torch`` and every ``torch.*`` submodule resolved to
+numtorch's, even where PyTorch is installed.
+"""
+import importlib
+import importlib.abc
+import importlib.util
+import os
+import runpy
+import sys
+import traceback
+
+ALIAS, TARGET = "torch", "numtorch"
+
+USAGE = """usage: numtorch run SCRIPT [ARGS ...]
+       python -m numtorch SCRIPT [ARGS ...]
+
+Run a PyTorch script with `import torch` resolved to numtorch."""
+
+
+class _AliasLoader(importlib.abc.Loader):
+    """Hands out the already-imported numtorch module for a ``torch`` name."""
+
+    def __init__(self, module):
+        self.module = module
+        self.real_spec = getattr(module, "__spec__", None)
+
+    def create_module(self, spec):
+        return self.module
+
+    def exec_module(self, module):
+        # module_from_spec() replaced __spec__ with the alias spec: restore the real one
+        if self.real_spec is not None:
+            module.__spec__ = self.real_spec
+
+
+class TorchAliasFinder(importlib.abc.MetaPathFinder):
+    """Resolves ``torch`` and ``torch.x.y`` to ``numtorch`` and ``numtorch.x.y``."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != ALIAS and not fullname.startswith(ALIAS + "."):
+            return None
+        real = TARGET + fullname[len(ALIAS):]
+        module = _import_real(real, fullname)
+        return importlib.util.spec_from_loader(fullname, _AliasLoader(module))
+
+
+def _import_real(real, fullname):
+    try:
+        return importlib.import_module(real)
+    except ModuleNotFoundError as e:
+        if e.name != real and not real.startswith(str(e.name) + "."):
+            raise
+    parent, _, child = real.rpartition(".")
+    obj = getattr(importlib.import_module(parent), child, None) if parent else None
+    if obj is not None and type(obj).__name__ == "module":
+        return obj
+    raise ModuleNotFoundError(f"numtorch does not provide {fullname} (yet)", name=fullname)
+
+
+def install_alias():
+    """Make ``import torch`` give numtorch in this interpreter (idempotent)."""
+    for name in [m for m in sys.modules if m == ALIAS or m.startswith(ALIAS + ".")]:
+        del sys.modules[name]
+    if not any(isinstance(f, TorchAliasFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, TorchAliasFinder())
+
+
+def run_script(path, args):
+    """Run ``path`` as ``__main__`` like ``python path args`` would; return the exit code."""
+    if not os.path.exists(path):
+        print(f"numtorch: can't open file '{path}': [Errno 2] No such file or directory",
+              file=sys.stderr)
+        return 2
+    install_alias()
+    sys.argv = [path] + list(args)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        runpy.run_path(path, run_name="__main__")
+    except SystemExit:
+        raise
+    except BaseException as e:  # print like the interpreter, without our own frames
+        tb = e.__traceback__
+        while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != \
+                os.path.abspath(path):
+            tb = tb.tb_next
+        traceback.print_exception(type(e), e, tb or e.__traceback__)
+        return 1
+    return 0
+
+
+def main(argv=None):
+    """Entry point of ``python -m numtorch`` (argv: SCRIPT [ARGS])."""
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE)
+        return 0 if argv else 2
+    if argv[0] == "--version":
+        from . import __version__
+        print(__version__)
+        return 0
+    return run_script(argv[0], argv[1:])
+
+
+def console_main():
+    """Entry point of the ``numtorch`` command: ``numtorch run SCRIPT [ARGS]``."""
+    argv = sys.argv[1:]
+    if argv and argv[0] == "run":
+        if len(argv) < 2:
+            print(USAGE, file=sys.stderr)
+            sys.exit(2)
+        sys.exit(run_script(argv[1], argv[2:]))
+    if argv and argv[0] in ("--version", "-h", "--help"):
+        sys.exit(main(argv))
+    print(USAGE, file=sys.stderr)
+    sys.exit(2)

@@ -1,0 +1,2 @@
+"""The layers of ``torch.nn``."""
+from .module import Module  # noqa: F401

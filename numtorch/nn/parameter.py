@@ -1,0 +1,57 @@
+"""``nn.Parameter`` and ``nn.Buffer``: tensors that modules register.
+
+>>> import numtorch as torch
+>>> torch.nn.Parameter(torch.zeros(2))
+Parameter containing:
+tensor([0., 0.], requires_grad=True)
+"""
+import numpy as np
+
+from .._tensor import Tensor
+
+__all__ = ["Parameter", "Buffer"]
+
+
+class Parameter(Tensor):
+    """A leaf tensor (sharing ``data``'s memory) that ``Module`` registers as a parameter."""
+
+    __slots__ = ()
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            data = Tensor._make(np.zeros((0,), np.float32), None, False)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Parameter data must be a Tensor, got {type(data).__name__}")
+        self = object.__new__(cls)
+        self._init_from(data._data, False)
+        self._vc = data._vc
+        if requires_grad:
+            self.requires_grad_(True)
+        return self
+
+    def __repr__(self):
+        from .._tensor_str import parameter_repr
+        return parameter_repr(self)
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild_parameter, (self._data.copy(), self._rg))
+
+
+def _rebuild_parameter(data, requires_grad):
+    return Parameter(Tensor._make(data, None, False), requires_grad)
+
+
+class Buffer(Tensor):
+    """Marks a tensor to be registered as a buffer when assigned to a Module attribute."""
+
+    __slots__ = ("persistent",)
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = Tensor._make(np.zeros((0,), np.float32), None, False)
+        self = object.__new__(cls)
+        self._init_from(data._data, data._rg)
+        self.persistent = persistent
+        return self
