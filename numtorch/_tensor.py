@@ -406,7 +406,7 @@ class Tensor:
 
     def numpy(self, *, force=False):
         """The underlying ndarray (shared memory)."""
-        if self._rg and not force:
+        if self._rg and STATE.enabled and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._data

@@ -58,7 +58,10 @@ class BuiltinFunction(Function):
                 arrays.append(a)
         if record and STATE.enabled:
             return _apply_recorded(cls, args, arrays)
-        out = cls.forward(NULL_CTX, *arrays)
+        try:
+            out = cls.forward(NULL_CTX, *arrays)
+        except ValueError as e:
+            raise _translate(e, arrays) from None
         if type(out) is tuple:
             return tuple(_wrap_plain(cls, o, args) for o in out)
         return _wrap_plain(cls, out, args)
@@ -87,7 +90,10 @@ def _apply_recorded(cls, args, arrays):
     needs = tuple([isinstance(a, Tensor) and a._rg for a in args])
     ctx.needs_input_grad = needs
     _link_inputs(ctx, args, needs)
-    out = cls.forward(ctx, *arrays)
+    try:
+        out = cls.forward(ctx, *arrays)
+    except ValueError as e:
+        raise _translate(e, arrays) from None
     is_tuple = type(out) is tuple
     outs = out if is_tuple else (out,)
     results = []
@@ -130,3 +136,21 @@ def _entry_for(ctx, a, args, outputs):
         if t._data is a:
             return pack_saved(t, ctx, t._grad_fn is ctx)
     return pack_saved(_make(a, None, False), ctx, False)
+
+
+def _translate(err, arrays):
+    """NumPy's broadcasting ValueError as PyTorch's RuntimeError; other errors unchanged."""
+    if "broadcast" not in str(err):
+        return err
+    shapes = [a.shape for a in arrays if type(a) is _ndarray]
+    if len(shapes) < 2:
+        return err
+    a, b = shapes[0], shapes[1]
+    n = max(len(a), len(b))
+    for k in range(1, n + 1):
+        sa = a[-k] if k <= len(a) else 1
+        sb = b[-k] if k <= len(b) else 1
+        if sa != sb and sa != 1 and sb != 1:
+            return RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b "
+                                f"({sb}) at non-singleton dimension {n - k}")
+    return err
