@@ -68,8 +68,7 @@ def _g(x):
 
 def _np_dtype(d):
     """A NumPy dtype from a numtorch dtype, a NumPy dtype or anything np.dtype accepts."""
-    np_d = getattr(d, "np", None)
-    return np_d if isinstance(np_d, np.dtype) else np.dtype(d)
+    return d.np if isinstance(d, _dtype.dtype) else np.dtype(d)
 
 
 def _tname(dt):
@@ -472,20 +471,8 @@ def uniform(shape, np_dtype, low=0.0, high=1.0, generator=None):
             return np.empty(shape, dt)
         real = uniform(shape + (2,), _real_dtype(dt), low, high, gen)
         return real.view(dt).reshape(shape)
-    if dt.kind != "f":
-        raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{_tname(dt)}'")
     low, high = float(low), float(high)
-    fmax = float(np.finfo(dt).max)
-    for val, name in ((low, "from"), (high, "to")):
-        if not -fmax <= val <= fmax:
-            raise RuntimeError(f"{name} is out of bounds for {_CPP_NAMES[dt.name]}")
-    if not low <= high:
-        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
-                           f"from={_g(low)} > to={_g(high)}")
-    if not high - low <= fmax:
-        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{_tname(dt)}>::"
-                           f"max(), but found to={_g(high)} and from={_g(low)} which result "
-                           f"in to-from to exceed the limit")
+    _check_uniform_bounds(dt, low, high)
     n = _numel(shape)
     if n == 0:
         return np.empty(shape, dt)
@@ -504,6 +491,23 @@ def uniform(shape, np_dtype, low=0.0, high=1.0, generator=None):
     return val.reshape(shape)
 
 
+def _check_uniform_bounds(dt, low, high):
+    """PyTorch's uniform_ argument checks, in its order and with its messages."""
+    if dt.kind != "f":
+        raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{_tname(dt)}'")
+    fmax = float(np.finfo(dt).max)
+    for val, name in ((low, "from"), (high, "to")):
+        if not -fmax <= val <= fmax:
+            raise RuntimeError(f"{name} is out of bounds for {_CPP_NAMES[dt.name]}")
+    if not low <= high:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={_g(low)} > to={_g(high)}")
+    if not high - low <= fmax:
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{_tname(dt)}>::"
+                           f"max(), but found to={_g(high)} and from={_g(low)} which result "
+                           f"in to-from to exceed the limit")
+
+
 # ----------------------------------------------------------------------------------------
 # normal
 
@@ -515,8 +519,10 @@ _LOG_POLY = tuple(np.float32(c) for c in (
 _LOG_Q1, _LOG_Q2 = np.float32(-2.12194440e-4), np.float32(0.693359375)
 _SQRT_HALF = np.float32(0.707106781186547524)
 _FOUR_OVER_PI = np.float32(1.27323954473516)
-_DP = (np.float32(-0.78515625), np.float32(-2.4187564849853515625e-4), np.float32(-3.77489497744594108e-8))
-_SIN_POLY = (np.float32(-1.9515295891e-4), np.float32(8.3321608736e-3), np.float32(-1.6666654611e-1))
+_DP = (np.float32(-0.78515625), np.float32(-2.4187564849853515625e-4),
+       np.float32(-3.77489497744594108e-8))
+_SIN_POLY = (np.float32(-1.9515295891e-4), np.float32(8.3321608736e-3),
+             np.float32(-1.6666654611e-1))
 _COS_POLY = (np.float32(2.443315711809948e-5), np.float32(-1.388731625493765e-3),
              np.float32(4.166664568298827e-2))
 _TWO_PI32 = np.float32(2.0 * math.pi)
@@ -685,8 +691,13 @@ def normal_tensor(mean, std, np_dtype, generator=None):
 
     Follows PyTorch's three overloads exactly: (array, array) and (number, array) draw
     N(0, 1) then multiply by std and add mean; (array, number) draws N(0, std) and adds
-    mean. ``np_dtype`` is the output dtype (PyTorch uses mean's dtype, or std's when mean
-    is a number).
+    mean. The overloads round differently, so pass a Python number (not a 0-d array) where
+    the PyTorch call had a number; a 0-d array stands for a 0-d tensor.
+
+    Args:
+        mean, std: ``np.ndarray`` (a tensor's data) or Python number; at least one array.
+        np_dtype: the output dtype (PyTorch uses mean's dtype, or std's if mean is a number).
+        generator: a :class:`Generator`, or ``None`` for the default one.
 
     >>> g = Generator().manual_seed(0)
     >>> normal_tensor(np.zeros(2, np.float32), np.ones(2, np.float32), 'float32', generator=g)
@@ -694,6 +705,8 @@ def normal_tensor(mean, std, np_dtype, generator=None):
     """
     dt, gen = _np_dtype(np_dtype), _gen(generator)
     mean_is_arr, std_is_arr = isinstance(mean, np.ndarray), isinstance(std, np.ndarray)
+    if not (mean_is_arr or std_is_arr):
+        raise TypeError("normal_tensor needs mean or std as an array; use normal() otherwise")
     if std_is_arr:
         if std.dtype.kind == "c":
             raise RuntimeError("normal expects standard deviation to be non-complex")
@@ -1130,9 +1143,7 @@ def multinomial(probs, num_samples, replacement=False, generator=None):
             q = p / q
     if n_sample == 1:
         return np.argmax(q, axis=-1, keepdims=True).astype(np.int64)
-    # top-k, largest first. NOTE: PyTorch orders exact ties (zero-probability categories)
-    # by libstdc++'s nth_element/partial_sort; we keep the lower index first instead.
-    return np.argsort(-q, axis=-1, kind="stable")[..., :n_sample].astype(np.int64)
+    return _topk_indices(q.reshape(-1, q.shape[-1]), n_sample).reshape(out_shape)
 
 
 def _multinomial_replacement(gen, rows, n_sample):
@@ -1178,3 +1189,160 @@ def _multinomial_replacement(gen, rows, n_sample):
         lo = np.where(active & below, mid + 1, lo)
         hi = np.where(active & ~below, mid, hi)
     return lo
+
+
+def _topk_indices(q, k):
+    """Indices of ``torch.topk(q, k).indices`` row by row, ties placed as PyTorch places them.
+
+    Without ties any sort gives PyTorch's answer. Rows whose top k hold exact ties (say,
+    zero-probability categories) replay libstdc++'s selection on (value, index) pairs,
+    since the order PyTorch returns for equal values is whatever that algorithm leaves.
+    """
+    nan_first = np.where(np.isnan(q), np.inf, q)
+    order = np.argsort(-nan_first, axis=1, kind="stable")
+    out = order[:, :k].astype(np.int64)
+    top = np.take_along_axis(q, order[:, :min(k + 1, q.shape[1])], axis=1)
+    same = (top[:, 1:] == top[:, :-1]) | (np.isnan(top[:, 1:]) & np.isnan(top[:, :-1]))
+    for r in np.flatnonzero(same.any(axis=1)):
+        out[r] = _StlTopK(q[r].tolist()).run(k)
+    return out
+
+
+class _StlTopK:
+    """libstdc++'s nth_element / sort / partial_sort, replayed step by step on one row.
+
+    PyTorch's CPU topk (largest=True) runs ``partial_sort`` when ``64 * k <= n`` and
+    otherwise ``nth_element`` at k - 1 followed by ``sort`` of the first k - 1 items,
+    comparing values only (NaN counts as the largest). Sequential by nature; it runs only
+    for rows where ties make the order observable.
+    """
+
+    def __init__(self, values):
+        self.a = list(zip(values, range(len(values))))
+
+    @staticmethod
+    def comp(x, y):
+        xv, yv = x[0], y[0]
+        return (xv != xv and yv == yv) or xv > yv
+
+    def swap(self, i, j):
+        a = self.a
+        a[i], a[j] = a[j], a[i]
+
+    def run(self, k):
+        n = len(self.a)
+        if k * 64 <= n:
+            self.heap_select(0, k, n)
+            self.sort_heap(0, k)
+        else:
+            self.introselect(0, k - 1, n, 2 * (n.bit_length() - 1))
+            if k - 1 > 0:
+                self.introsort(0, k - 1, 2 * ((k - 1).bit_length() - 1))
+                self.final_insertion_sort(0, k - 1)
+        return [i for _, i in self.a[:k]]
+
+    def introselect(self, first, nth, last, depth):
+        while last - first > 3:
+            if depth == 0:
+                self.heap_select(first, nth + 1, last)
+                self.swap(first, nth)
+                return
+            depth -= 1
+            cut = self.partition_pivot(first, last)
+            if cut <= nth:
+                first = cut
+            else:
+                last = cut
+        self.insertion_sort(first, last)
+
+    def introsort(self, first, last, depth):
+        while last - first > 16:
+            if depth == 0:
+                self.heap_select(first, last, last)
+                self.sort_heap(first, last)
+                return
+            depth -= 1
+            cut = self.partition_pivot(first, last)
+            self.introsort(cut, last, depth)
+            last = cut
+
+    def final_insertion_sort(self, first, last):
+        if last - first > 16:
+            self.insertion_sort(first, first + 16)
+            for i in range(first + 16, last):
+                self.linear_insert(i)
+        else:
+            self.insertion_sort(first, last)
+
+    def partition_pivot(self, first, last):
+        a, comp = self.a, self.comp
+        mid = first + (last - first) // 2
+        x, y, z = first + 1, mid, last - 1          # median of three moved to `first`
+        if comp(a[x], a[y]):
+            m = y if comp(a[y], a[z]) else z if comp(a[x], a[z]) else x
+        else:
+            m = x if comp(a[x], a[z]) else z if comp(a[y], a[z]) else y
+        self.swap(first, m)
+        lo, hi, pivot = first + 1, last, a[first]
+        while True:
+            while comp(a[lo], pivot):
+                lo += 1
+            hi -= 1
+            while comp(pivot, a[hi]):
+                hi -= 1
+            if not lo < hi:
+                return lo
+            self.swap(lo, hi)
+            lo += 1
+
+    def insertion_sort(self, first, last):
+        a = self.a
+        for i in range(first + 1, last):
+            val = a[i]
+            if self.comp(val, a[first]):
+                a[first + 1:i + 1] = a[first:i]
+                a[first] = val
+            else:
+                self.linear_insert(i)
+
+    def linear_insert(self, last):
+        a, val = self.a, self.a[last]
+        while self.comp(val, a[last - 1]):
+            a[last] = a[last - 1]
+            last -= 1
+        a[last] = val
+
+    def heap_select(self, first, middle, last):
+        a, length = self.a, middle - first
+        for parent in range((length - 2) // 2, -1, -1) if length >= 2 else ():
+            self.adjust_heap(first, parent, length, a[first + parent])
+        for i in range(middle, last):
+            if self.comp(a[i], a[first]):
+                value, a[i] = a[i], a[first]
+                self.adjust_heap(first, 0, length, value)
+
+    def sort_heap(self, first, last):
+        a = self.a
+        while last - first > 1:
+            last -= 1
+            value, a[last] = a[last], a[first]
+            self.adjust_heap(first, 0, last - first, value)
+
+    def adjust_heap(self, first, hole, length, value):
+        a, comp, top, child = self.a, self.comp, hole, hole
+        while child < (length - 1) // 2:
+            child = 2 * (child + 1)
+            if comp(a[first + child], a[first + child - 1]):
+                child -= 1
+            a[first + hole] = a[first + child]
+            hole = child
+        if length % 2 == 0 and child == (length - 2) // 2:
+            child = 2 * (child + 1)
+            a[first + hole] = a[first + child - 1]
+            hole = child - 1
+        parent = (hole - 1) // 2                     # then push `value` back up
+        while hole > top and comp(a[first + parent], value):
+            a[first + hole] = a[first + parent]
+            hole = parent
+            parent = (hole - 1) // 2
+        a[first + hole] = value

@@ -10,7 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from numtorch import _random as R
+from numtorch import _dtype, _random as R
 
 torch = pytest.importorskip("torch")
 
@@ -77,7 +77,7 @@ def test_shapes_and_empty():
     check(3, lambda: torch.randn(4, 5, 3), lambda g: R.normal((4, 5, 3), "float32", generator=g))
     check(3, lambda: torch.rand(2, 3), lambda g: R.uniform((2, 3), "float32", generator=g))
     check(3, lambda: torch.randn(0, 3), lambda g: R.normal((0, 3), "float32", generator=g))
-    assert R.uniform(4, R._dtype.float64).dtype == np.float64     # numtorch dtypes accepted
+    assert R.uniform(4, _dtype.float64).dtype == np.float64     # numtorch dtypes accepted
 
 
 def test_scalar_normal_cache_carries_across_calls():
@@ -196,6 +196,20 @@ def test_multinomial(shape, dtype):
               lambda g: R.multinomial(p, k, replace, g))
 
 
+@pytest.mark.parametrize("n,k", [(6, 5), (40, 17), (40, 40), (200, 3), (3000, 60), (100, 99)])
+def test_multinomial_ties_follow_libstdcxx(n, k):
+    # zero-probability categories tie at q = 0; PyTorch's order for them comes from
+    # std::partial_sort (64k <= n) or std::nth_element + std::sort
+    rng = np.random.default_rng(n + k)
+    p = np.where(rng.random(n) < 0.3, rng.random(n), 0).astype(np.float32)
+    p[:2] = 1.0
+    check(3, lambda: torch.multinomial(torch.from_numpy(p), k),
+          lambda g: R.multinomial(p, k, generator=g))
+    q = rng.integers(0, 4, n).astype(np.float32)
+    q[rng.integers(0, n, 2)] = np.nan                 # NaN counts as the largest value
+    assert R._StlTopK(q.tolist()).run(k) == torch.topk(torch.from_numpy(q), k).indices.tolist()
+
+
 def test_normal_tensor_overloads():
     rng = np.random.default_rng(1)
     for n in (3, 16, 40):
@@ -306,7 +320,8 @@ ERRORS = [
     (lambda: torch.empty(3).normal_(0, -1), lambda: R.normal(3, "float32", 0, -1)),
     (lambda: torch.empty(3).normal_(0, math.nan), lambda: R.normal(3, "float32", 0, math.nan)),
     (lambda: torch.normal(torch.zeros(3), torch.tensor([1., -1, 1])),
-     lambda: R.normal_tensor(np.zeros(3, np.float32), np.array([1., -1, 1], np.float32), "float32")),
+     lambda: R.normal_tensor(np.zeros(3, np.float32), np.array([1., -1, 1], np.float32),
+                             "float32")),
     (lambda: torch.normal(torch.zeros(3), -1.0),
      lambda: R.normal_tensor(np.zeros(3, np.float32), -1.0, "float32")),
     (lambda: torch.randint(5, 5, (3,)), lambda: R.randint(5, 5, 3)),
@@ -336,11 +351,13 @@ ERRORS = [
     (lambda: torch.randperm(3000, dtype=torch.float16), lambda: R.randperm(3000, "float16")),
     (lambda: torch.randperm(257, dtype=torch.uint8), lambda: R.randperm(257, "uint8")),
     (lambda: torch.randperm(129, dtype=torch.int8), lambda: R.randperm(129, "int8")),
-    (lambda: torch.randperm(2**24 + 2, dtype=torch.float32), lambda: R.randperm(2**24 + 2, "float32")),
+    (lambda: torch.randperm(2**24 + 2, dtype=torch.float32),
+     lambda: R.randperm(2**24 + 2, "float32")),
     (lambda: torch.randperm(5, dtype=torch.bool), lambda: R.randperm(5, "bool")),
     (lambda: torch.randperm(5, dtype=torch.complex64), lambda: R.randperm(5, "complex64")),
     (lambda: torch.empty(3).bernoulli_(1.5), lambda: R.bernoulli_scalar(3, 1.5, "float32")),
-    (lambda: torch.empty(3).bernoulli_(math.nan), lambda: R.bernoulli_scalar(3, math.nan, "float32")),
+    (lambda: torch.empty(3).bernoulli_(math.nan),
+     lambda: R.bernoulli_scalar(3, math.nan, "float32")),
     (lambda: torch.bernoulli(torch.tensor([0.5, 1.5])),
      lambda: R.bernoulli_tensor(np.array([0.5, 1.5], np.float32), "float32")),
     (lambda: torch.bernoulli(torch.tensor([1, 0])),
@@ -370,8 +387,10 @@ ERRORS = [
      lambda: R.multinomial(np.array([1., math.nan], np.float32), 1)),
     (lambda: torch.multinomial(torch.tensor([1., 1]), 3),
      lambda: R.multinomial(np.array([1., 1], np.float32), 3)),
-    (lambda: torch.multinomial(torch.tensor([1, 1]), 1), lambda: R.multinomial(np.array([1, 1]), 1)),
-    (lambda: torch.multinomial(torch.ones(2, 2, 2), 1), lambda: R.multinomial(np.ones((2, 2, 2)), 1)),
+    (lambda: torch.multinomial(torch.tensor([1, 1]), 1),
+     lambda: R.multinomial(np.array([1, 1]), 1)),
+    (lambda: torch.multinomial(torch.ones(2, 2, 2), 1),
+     lambda: R.multinomial(np.ones((2, 2, 2)), 1)),
     (lambda: torch.multinomial(torch.ones(2), 0), lambda: R.multinomial(np.ones(2), 0)),
     (lambda: torch.manual_seed(2**64), lambda: R.manual_seed(2**64)),
     (lambda: torch.manual_seed(-2**63 - 1), lambda: R.manual_seed(-2**63 - 1)),
