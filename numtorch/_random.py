@@ -677,13 +677,12 @@ def normal(shape, np_dtype, mean=0.0, std=1.0, generator=None):
 def _binary_into(out, other, op, dt):
     """``out.op_(other)`` for an in-place Tensor op: compute in the promoted type, cast back."""
     other = np.asarray(other)
-    if other.dtype.kind in "biu" or other.ndim == 0 and dt.kind == "c":
+    if other.dtype.kind in "biu":             # an integer operand never widens a float
         other = other.astype(dt)
     common = np.promote_types(dt, other.dtype)
     if common == _F16 or dt == _F16 and common == _F32:
         common = _F32                         # Half arithmetic runs in float on CPU
-    res = op(out.astype(common), other.astype(common))
-    return res.astype(dt)
+    return _from_double(op(out.astype(common), other.astype(common)), dt)
 
 
 def normal_tensor(mean, std, np_dtype, generator=None):

@@ -507,3 +507,12 @@ def _contiguous_strides(shape):
         strides.append(acc)
         acc *= max(n, 1)
     return tuple(reversed(strides))
+
+
+def _bind_autograd():
+    # autograd is imported before Tensor exists; give its modules the class now
+    from .autograd import function, graph, _api
+    function.Tensor = graph.Tensor = _api.Tensor = Tensor
+
+
+_bind_autograd()

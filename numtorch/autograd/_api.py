@@ -1,13 +1,14 @@
 """``autograd.backward`` and ``autograd.grad``: argument checking around the engine."""
 from .engine import run_backward
 
+Tensor = None  # bound by numtorch._tensor after the class exists (import cycle)
+
 __all__ = ["backward", "grad", "Variable"]
 
 
 def _as_tuple(x):
     if x is None:
         return ()
-    from .._tensor import Tensor
     if isinstance(x, Tensor):
         return (x,)
     return tuple(x)
@@ -15,7 +16,6 @@ def _as_tuple(x):
 
 def _root_grads(outputs, grad_outputs, create_graph):
     """Check outputs and make their initial gradients (ones for scalars)."""
-    from .._tensor import Tensor
     from .. import _creation
     grads = []
     if len(grad_outputs) != len(outputs):
@@ -81,7 +81,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
 
 
 def _input_edge(t, i):
-    from .._tensor import Tensor
     if not isinstance(t, Tensor):
         raise TypeError(f"inputs must be Tensors, got {type(t).__name__}")
     if not t._rg:

@@ -26,6 +26,8 @@ import numpy as np
 from .grad_mode import STATE
 from .graph import Node, DelayedError, pack_saved, unpack_saved, freed_error
 
+Tensor = None  # bound by numtorch._tensor after the class exists (import cycle)
+
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
            "InplaceFunction", "NestedIOFunction"]
 
@@ -39,7 +41,6 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors):
         """Save tensors (or None) for ``backward``; read them back with ``ctx.saved_tensors``."""
-        from .._tensor import Tensor
         for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, (Tensor, np.ndarray)):
                 raise TypeError("save_for_backward can only save variables, but argument "
@@ -116,14 +117,12 @@ class BackwardCFunction(FunctionCtx, Node):
 
 
 def _zeros(meta):
-    from .._tensor import Tensor
     shape, dtype = meta
     return Tensor._make(np.zeros(shape, dtype.np), None, False)
 
 
 def _check_grads(node, result):
     """Validate backward's return against the forward inputs; reduce/cast to their metadata."""
-    from .._tensor import Tensor
     if type(result) is not tuple:
         result = tuple(result) if isinstance(result, list) else (result,)
     in_meta = node._in_meta
@@ -304,7 +303,6 @@ def _new_ctx(cls):
 
 def _apply(cls, args, kwargs):
     """The general path: user Functions get Tensors in forward, run without recording."""
-    from .._tensor import Tensor
     grad_on = STATE.enabled
     ctx = _new_ctx(cls)
     needs = tuple([isinstance(a, Tensor) and a._rg for a in args])
@@ -326,7 +324,6 @@ def _apply(cls, args, kwargs):
 
 def _link_inputs(ctx, args, needs):
     """Record an edge and the shape/dtype of every input (the engine checks grads with them)."""
-    from .._tensor import Tensor
     edges = []
     meta = []
     for a, need in zip(args, needs):
@@ -342,7 +339,6 @@ def _link_inputs(ctx, args, needs):
 
 def _wrap_outputs(ctx, args, out, record):
     """Attach outputs to ``ctx``; handle dirty (in-place) inputs and non-differentiable ones."""
-    from .._tensor import Tensor
     is_tuple = isinstance(out, tuple)
     outs = out if is_tuple else (out,)
     dirty = ctx._dirty or ()
@@ -382,7 +378,6 @@ def _wrap_outputs(ctx, args, out, record):
 
 
 def _rebase_dirty(ctx, t, i, diff, args):
-    from .._tensor import Tensor
     if t._grad_fn is None and t._rg and t._base is None:
         raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
                            "operation.")
@@ -409,7 +404,6 @@ def once_differentiable(fn):
 
     @functools.wraps(fn)
     def wrapper(ctx, *args):
-        from .._tensor import Tensor
         from .grad_mode import no_grad
         with no_grad():
             outputs = fn(ctx, *args)

@@ -10,6 +10,8 @@ import re
 
 from ..utils.hooks import RemovableHandle
 
+Tensor = None  # bound by numtorch._tensor after the class exists (import cycle)
+
 __all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
 
 # creation order; the engine runs ready nodes newest first, as PyTorch does
@@ -172,7 +174,6 @@ def unpack_saved(entry, node):
             raise version_error(t, entry[2])
         return t
     if kind == 1:
-        from .._tensor import Tensor
         _, data, vc, version, output_nr, rg = entry
         if vc[0] != version:
             t = Tensor._make(data, None, False)
