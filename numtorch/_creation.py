@@ -421,8 +421,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
            device=None, requires_grad=False):
     """Normal samples: from scalar mean/std with ``size``, or elementwise from tensors."""
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        m = mean._data if isinstance(mean, Tensor) else np.asarray(mean)
-        s = std._data if isinstance(std, Tensor) else np.asarray(std)
+        # NOTE: a Python number stays a number: PyTorch's (tensor, number) overloads round
+        # differently from (tensor, tensor)
+        m = mean._data if isinstance(mean, Tensor) else float(mean)
+        s = std._data if isinstance(std, Tensor) else float(std)
         npdt = (mean if isinstance(mean, Tensor) else std).dtype.np
         return _finish(R.normal_tensor(m, s, npdt, _gen(generator)))
     if size is None:

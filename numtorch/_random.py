@@ -348,7 +348,7 @@ class Generator:
             struct.pack_into("<i", buf, 5040, 1)
         if self._normal_float is not None:
             struct.pack_into("<f?", buf, 5048, self._normal_float, True)
-        return np.frombuffer(bytes(buf), np.uint8).copy()
+        return _as_byte_tensor(np.frombuffer(bytes(buf), np.uint8).copy())
 
     def set_state(self, state):
         """Load a state made by :meth:`get_state` or ``torch.get_rng_state()``; returns self.
@@ -409,7 +409,15 @@ class Generator:
         return bits.astype(_F64) * (2.0 ** -53)
 
 
+def _as_byte_tensor(arr):
+    """The state as a uint8 Tensor, as PyTorch returns it (array-level callers use .numpy())."""
+    from ._tensor import Tensor
+    return Tensor._make(arr, None, False)
+
+
 default_generator = Generator()
+# PyTorch seeds its default generator non-deterministically at startup
+default_generator.seed()
 
 
 def manual_seed(s):
@@ -437,7 +445,7 @@ def initial_seed():
 
 
 def get_rng_state():
-    """``torch.get_rng_state()`` for :data:`default_generator` (uint8 array of 5056)."""
+    """``torch.get_rng_state()`` for :data:`default_generator` (uint8 tensor of 5056)."""
     return default_generator.get_state()
 
 

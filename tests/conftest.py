@@ -2,6 +2,16 @@
 import os
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
+TESTS = os.path.dirname(os.path.abspath(__file__))
+for _path in (ROOT, TESTS):  # numtorch from this checkout; `import helpers` from any test dir
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
+
+
+@pytest.fixture
+def torch():
+    """PyTorch, the oracle; the test is skipped where it is not installed."""
+    return pytest.importorskip("torch")

@@ -266,7 +266,7 @@ def test_state_into_torch():
     g = R.Generator().manual_seed(9)
     R.normal(7, "float64", generator=g)
     R.uniform(5, "float32", generator=g)
-    torch.set_rng_state(torch.from_numpy(g.get_state()))
+    torch.set_rng_state(torch.from_numpy(g.get_state().numpy()))
     np.testing.assert_array_equal(torch.randn(9).numpy(), R.normal(9, "float32", generator=g))
     np.testing.assert_array_equal(g.get_state(), torch.get_rng_state().numpy())
 
