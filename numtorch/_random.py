@@ -266,7 +266,7 @@ class Generator:
     >>> g.initial_seed()
     42
     >>> g.get_state().shape
-    (5056,)
+    torch.Size([5056])
     """
 
     def __init__(self, device="cpu"):

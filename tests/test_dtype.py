@@ -2,6 +2,7 @@
 import copy
 import itertools
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -32,11 +33,23 @@ def _mismatches(fn, torch, cases):
     """The cases where ``fn(lib, *case)`` differs between numtorch and torch."""
     bad = []
     for case in cases:
-        mine, ref = dtype_name(fn(numtorch, *case)), dtype_name(fn(torch, *case))
+        ref = _torch_result(fn, torch, case)
+        if ref is None:
+            continue  # torch refuses this case: the op tests compare the errors
+        mine, ref = dtype_name(fn(numtorch, *case)), dtype_name(ref)
         # NOTE: NumPy has no complex32; numtorch uses complex64 where PyTorch uses it
         if mine != ref and (mine, ref) != ("complex64", "complex32"):
             bad.append((case, mine, ref))
     return bad
+
+
+def _torch_result(fn, torch, case):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "ComplexHalf support is experimental"
+        try:
+            return fn(torch, *case)
+        except (RuntimeError, NotImplementedError):
+            return None
 
 
 def test_promote_types_all_pairs(torch):
@@ -119,8 +132,7 @@ def test_dtype_aliases(torch, alias):
     assert repr(getattr(numtorch, alias)) == repr(getattr(torch, alias))
 
 
-@pytest.mark.parametrize("name", ["float16", "float32", "float64", "complex64", "complex128",
-                                  "int64"])
+@pytest.mark.parametrize("name", ["float16", "float32", "float64", "complex64", "complex128"])
 def test_to_complex_and_real(torch, name):
     d, t = getattr(numtorch, name), getattr(torch, name)
     if name == "float16":  # NOTE: PyTorch's complex32 has no NumPy counterpart
