@@ -24,7 +24,7 @@ def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False,
        memory_format=None):
     """Convert to a dtype and/or device (``cpu`` only); returns self when nothing changes."""
     for a in args:
-        if isinstance(a, D.dtype):
+        if isinstance(a, D.dtype) or a in (float, int, bool, complex):
             dtype = a
         elif isinstance(a, Tensor):
             dtype = a.dtype

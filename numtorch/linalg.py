@@ -1,0 +1,427 @@
+"""``torch.linalg``: decompositions, solvers and norms, with gradients.
+
+Forward runs NumPy's LAPACK routines on the (batched) arrays; backward is written in tensor
+ops, so second derivatives work wherever the first-order formula is itself differentiable.
+
+>>> import numtorch as torch
+>>> A = torch.tensor([[2., 1.], [1., 3.]], requires_grad=True)
+>>> torch.linalg.det(A).backward(); A.grad
+tensor([[ 3., -1.],
+        [-1.,  2.]])
+"""
+import numpy as np
+
+from ._tensor import Tensor
+from .ops._base import BuiltinFunction
+from .ops import return_types
+from .ops.reduction import vector_norm, _dims_arg
+from .ops.linalg import cross as _cross, matmul
+
+__all__ = ["inv", "det", "slogdet", "solve", "cholesky", "qr", "svd", "svdvals", "eigh",
+           "eigvalsh", "pinv", "lstsq", "matrix_power", "norm", "vector_norm", "matrix_norm",
+           "cross", "multi_dot", "matrix_rank", "inv_ex", "cholesky_ex", "diagonal", "vecdot",
+           "solve_triangular", "eig", "eigvals", "matmul"]
+
+_make = Tensor._make
+
+
+def _square(A, op):
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.{op}: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.{op}: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(f"linalg.{op}: Expected a floating point or complex tensor as "
+                           f"input. Got {A.dtype.name.capitalize().replace('Int64', 'Long')}")
+
+
+def _eye_like(A):
+    n = A.shape[-1]
+    return _make(np.eye(n, dtype=A._data.dtype), None, False)
+
+
+def _singular(op):
+    return RuntimeError(f"linalg.{op}: The diagonal element 1 is zero, the inversion could "
+                        "not be completed because the input matrix is singular.")
+
+
+class Inv(BuiltinFunction):
+    """out = A⁻¹;  dA = -out.mT @ g @ out.mT."""
+    _backward_name = "LinalgInvExBackward0"
+
+    @staticmethod
+    def forward(ctx, A):
+        try:
+            out = np.linalg.inv(A)
+        except np.linalg.LinAlgError:
+            raise _singular("inv") from None
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        return -(out.mT @ g @ out.mT)
+
+
+def inv(A, *, out=None):
+    """The inverse of each square matrix in ``A``."""
+    _square(A, "inv")
+    return Inv.apply(A)
+
+
+def inv_ex(A, *, check_errors=False):
+    return inv(A), _make(np.zeros(A.shape[:-2], np.int32), None, False)
+
+
+class Det(BuiltinFunction):
+    """out = det(A);  dA = g · out · A⁻ᵀ."""
+    _backward_name = "LinalgDetBackward0"
+
+    @staticmethod
+    def forward(ctx, A):
+        out = np.asarray(np.linalg.det(A))
+        ctx.save_for_backward(A, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        A, out = ctx.saved_tensors
+        scale = (g * out).unsqueeze(-1).unsqueeze(-1)
+        return scale * inv(A).mT
+
+
+def det(A, *, out=None):
+    """The determinant of each square matrix in ``A``."""
+    _square(A, "det")
+    return Det.apply(A)
+
+
+class Slogdet(BuiltinFunction):
+    """(sign, log|det A|);  dA = g_logabsdet · A⁻ᵀ."""
+    _backward_name = "LinalgSlogdetBackward0"
+
+    @staticmethod
+    def forward(ctx, A):
+        sign, logabs = np.linalg.slogdet(A)
+        ctx.save_for_backward(A)
+        return np.asarray(sign).astype(A.dtype), np.asarray(logabs)
+
+    @staticmethod
+    def backward(ctx, g_sign, g_logabs):
+        (A,) = ctx.saved_tensors
+        return g_logabs.unsqueeze(-1).unsqueeze(-1) * inv(A).mT
+
+
+def slogdet(A, *, out=None):
+    """Sign and natural log of the absolute determinant."""
+    _square(A, "slogdet")
+    return return_types.linalg_slogdet(*Slogdet.apply(A))
+
+
+def logdet(A):
+    sign, logabs = slogdet(A)
+    from .ops.elementwise import where
+    return where(sign < 0, float("nan"), logabs)
+
+
+class Solve(BuiltinFunction):
+    """X = A⁻¹B;  dB = solve(Aᵀ, g), dA = -dB Xᵀ."""
+    _backward_name = "LinalgSolveExBackward0"
+
+    @staticmethod
+    def forward(ctx, A, B, vector):
+        try:
+            X = np.linalg.solve(A, B[..., None] if vector else B)
+        except np.linalg.LinAlgError:
+            raise RuntimeError("torch.linalg.solve: The solver failed because the input matrix "
+                               "is singular.") from None
+        X = X[..., 0] if vector else X
+        ctx.vector = vector
+        ctx.save_for_backward(A, X)
+        return X
+
+    @staticmethod
+    def backward(ctx, g):
+        A, X = ctx.saved_tensors
+        gB = solve(A.mT, g)
+        if ctx.vector:
+            gA = -(gB.unsqueeze(-1) @ X.unsqueeze(-2))
+        else:
+            gA = -(gB @ X.mT)
+        return gA, gB, None
+
+
+def solve(A, B, *, left=True, out=None):
+    """The solution X of ``A @ X = B`` (``B`` may be a batch of vectors)."""
+    _square(A, "solve")
+    if not left:
+        return solve(A.mT, B.mT).mT
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
+    return Solve.apply(A, B, vector)
+
+
+class Cholesky(BuiltinFunction):
+    """L with A = L Lᴴ;  dA = sym(L⁻ᴴ Φ(Lᴴ g) L⁻¹) (Φ: lower triangle, halved diagonal)."""
+    _backward_name = "LinalgCholeskyExBackward0"
+
+    @staticmethod
+    def forward(ctx, A, upper):
+        try:
+            L = np.linalg.cholesky(A)
+        except np.linalg.LinAlgError:
+            raise RuntimeError("linalg.cholesky: The factorization could not be completed "
+                               "because the input is not positive-definite (the leading minor "
+                               "of order 1 is not positive-definite).") from None
+        ctx.upper = upper
+        ctx.save_for_backward(L)
+        return np.swapaxes(L, -1, -2).copy() if upper else L
+
+    @staticmethod
+    def backward(ctx, g):
+        (L,) = ctx.saved_tensors
+        if ctx.upper:
+            g = g.mT
+        phi = (L.mT @ g).tril()
+        phi = phi - 0.5 * phi.diagonal(0, -2, -1).diag_embed()
+        Linv = inv(L)
+        S = Linv.mT @ phi @ Linv
+        return 0.5 * (S + S.mT), None
+
+
+def cholesky(A, *, upper=False, out=None):
+    _square(A, "cholesky")
+    return Cholesky.apply(A, upper)
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    return cholesky(A, upper=upper), _make(np.zeros(A.shape[:-2], np.int32), None, False)
+
+
+class Eigh(BuiltinFunction):
+    """(w, V) of a symmetric A;  dA = V (diag(gw) + F∘(Vᵀ gV)) Vᵀ, symmetrised."""
+    _backward_name = "LinalgEighBackward0"
+
+    @staticmethod
+    def forward(ctx, A, uplo):
+        w, V = np.linalg.eigh(A, UPLO=uplo)
+        ctx.save_for_backward(w, V)
+        return w, V
+
+    @staticmethod
+    def backward(ctx, gw, gV):
+        w, V = ctx.saved_tensors
+        inner = gw.diag_embed() if gw is not None else 0
+        if gV is not None:
+            diff = w.unsqueeze(-2) - w.unsqueeze(-1)
+            eye = _eye_like(V).to(bool)
+            F = 1 / diff.masked_fill(eye, 1.0)
+            F = F.masked_fill(eye, 0.0)
+            inner = inner + F * (V.mT @ gV)
+        gA = V @ inner @ V.mT
+        return 0.5 * (gA + gA.mT), None
+
+
+def eigh(A, UPLO="L", *, out=None):
+    """Eigenvalues (ascending) and eigenvectors of symmetric/Hermitian matrices."""
+    _square(A, "eigh")
+    return return_types.linalg_eigh(*Eigh.apply(A, UPLO))
+
+
+def eigvalsh(A, UPLO="L", *, out=None):
+    return eigh(A, UPLO)[0]
+
+
+class Svd(BuiltinFunction):
+    """Thin SVD A = U diag(S) Vh, with the standard real-valued backward."""
+    _backward_name = "LinalgSvdBackward0"
+
+    @staticmethod
+    def forward(ctx, A, full_matrices):
+        U, S, Vh = np.linalg.svd(A, full_matrices=full_matrices)
+        ctx.full = full_matrices
+        ctx.save_for_backward(A, U, S, Vh)
+        return U, S, Vh
+
+    @staticmethod
+    def backward(ctx, gU, gS, gVh):
+        A, U, S, Vh = ctx.saved_tensors
+        if ctx.full and (gU is not None or gVh is not None):
+            raise NotImplementedError("numtorch: the gradient of linalg.svd with "
+                                      "full_matrices=True is not supported; use "
+                                      "full_matrices=False")
+        return _svd_grad(A, U, S, Vh, gU, gS, gVh), None
+
+
+def _svd_grad(A, U, S, Vh, gU, gS, gVh):
+    V = Vh.mT
+    k = S.shape[-1]
+    Sm = S.diag_embed()
+    inner = gS.diag_embed() if gS is not None else 0
+    if gU is None and gVh is None:
+        return U @ inner @ Vh
+    eye = _make(np.eye(k, dtype=bool), None, False)
+    s2 = S * S
+    F = 1 / (s2.unsqueeze(-2) - s2.unsqueeze(-1)).masked_fill(eye, 1.0)
+    F = F.masked_fill(eye, 0.0)
+    Sinv = (1 / S).diag_embed()
+    gA = 0
+    if gU is not None:
+        J = F * (U.mT @ gU)
+        inner = inner + (J + J.mT) @ Sm
+        m = A.shape[-2]
+        if m > k:
+            proj = _make(np.eye(m, dtype=A._data.dtype), None, False) - U @ U.mT
+            gA = gA + proj @ gU @ Sinv @ Vh
+    if gVh is not None:
+        gV = gVh.mT
+        K = F * (V.mT @ gV)
+        inner = inner + Sm @ (K + K.mT)
+        n = A.shape[-1]
+        if n > k:
+            proj = _make(np.eye(n, dtype=A._data.dtype), None, False) - V @ Vh
+            gA = gA + U @ Sinv @ gV.mT @ proj
+    return gA + U @ inner @ Vh
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    """Singular value decomposition ``A = U @ diag(S) @ Vh``."""
+    return return_types.linalg_svd(*Svd.apply(A, full_matrices))
+
+
+def svdvals(A, *, driver=None, out=None):
+    return Svd.apply(A, False)[1]
+
+
+def qr(A, mode="reduced", *, out=None):
+    """QR decomposition (no gradient in numtorch yet: backward raises)."""
+    Q, R = np.linalg.qr(A._data, mode="complete" if mode == "complete" else "reduced")
+    q, r = _make(Q, None, False), _make(R, None, False)
+    if A.requires_grad:
+        from .autograd.graph import DelayedError
+        err = DelayedError("numtorch does not implement the gradient of linalg.qr yet",
+                           (A._edge(),))
+        for i, t in enumerate((q, r)):
+            t._grad_fn, t._rg, t._output_nr = err, True, i
+        err._n_outputs = 2
+    return return_types.linalg_qr(q, r)
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """Moore–Penrose pseudo-inverse via the SVD (differentiable)."""
+    U, S, Vh = svd(A, full_matrices=False)
+    tol = rtol if rtol is not None else max(A.shape[-2:]) * np.finfo(A._data.dtype).eps
+    cutoff = S.amax(-1, keepdim=True).detach() * tol
+    if atol is not None:
+        cutoff = cutoff.clamp(min=atol)
+    from .ops.elementwise import where
+    Sinv = where(S > cutoff, 1 / S, 0.0)
+    return (Vh.mT * Sinv.unsqueeze(-2)) @ U.mT
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """Least-squares solution of ``A X = B`` (via the pseudo-inverse)."""
+    vector = B.ndim == A.ndim - 1
+    X = pinv(A) @ (B.unsqueeze(-1) if vector else B)
+    X = X.squeeze(-1) if vector else X
+    empty = _make(np.zeros((0,), A._data.dtype), None, False)
+    rank = _make(np.asarray(np.linalg.matrix_rank(A._data)).astype(np.int64), None, False)
+    return return_types.linalg_lstsq(X, empty, rank, svdvals(A).detach())
+
+
+def matrix_power(A, n):
+    """``A`` multiplied by itself ``n`` times (negative ``n`` uses the inverse)."""
+    _square(A, "matrix_power")
+    if n == 0:
+        return _eye_like(A).expand(A.shape).clone()
+    base = inv(A) if n < 0 else A
+    result = None
+    for _ in range(abs(n)):
+        result = base if result is None else result @ base
+    return result
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    """Frobenius, nuclear, 2-, 1- and inf-norms of matrices."""
+    if dtype is not None:
+        A = A.to(dtype)
+    if ord == "fro":
+        return vector_norm(A, 2, dim, keepdim)
+    if ord in ("nuc", 2, -2):
+        s = svdvals(A.movedim(dim, (-2, -1)))
+        out = s.sum(-1) if ord == "nuc" else (s.amax(-1) if ord == 2 else s.amin(-1))
+        return _keep(out, A, dim, keepdim)
+    if ord in (1, -1, float("inf"), float("-inf")):
+        d0, d1 = [d % A.ndim for d in dim]
+        red, keep_dim = (d0, d1) if ord in (1, -1) else (d1, d0)
+        sums = A.abs().sum(red, keepdim=True)
+        out = sums.amax(keep_dim, keepdim=True) if ord in (1, float("inf")) else \
+            sums.amin(keep_dim, keepdim=True)
+        return out if keepdim else out.squeeze((d0, d1))
+    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+def _keep(out, A, dim, keepdim):
+    if not keepdim:
+        return out
+    for d in sorted(d % A.ndim for d in dim):
+        out = out.unsqueeze(d)
+    return out
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+    """``vector_norm`` or ``matrix_norm`` depending on ``ord`` and ``dim``."""
+    if dim is not None and not isinstance(dim, int) and len(dim) == 2 or \
+            (dim is None and ord is not None and A.ndim == 2):
+        return matrix_norm(A, "fro" if ord is None else ord, dim or (-2, -1), keepdim,
+                           dtype=dtype)
+    if ord is None:
+        ord = 2
+    if dim is None and A.ndim > 1 and ord != 2:
+        raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be "
+                           "1D or 2D")
+    return vector_norm(A, ord, dim, keepdim, dtype=dtype)
+
+
+def cross(input, other, *, dim=-1):
+    return _cross(input, other, dim)
+
+
+def multi_dot(tensors):
+    result = tensors[0]
+    for t in tensors[1:]:
+        result = result @ t
+    return result
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
+    return _make(np.asarray(np.linalg.matrix_rank(A._data)).astype(np.int64), None, False)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    return A.diagonal(offset, dim1, dim2)
+
+
+def vecdot(x, y, *, dim=-1):
+    return (x * y).sum(dim)
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    T = A.triu() if upper else A.tril()
+    if unitriangular:
+        n = A.shape[-1]
+        eye = _make(np.eye(n, dtype=bool), None, False)
+        T = T.masked_fill(eye, 1.0)
+    return solve(T, B, left=left)
+
+
+def eig(A, *, out=None):
+    w, V = np.linalg.eig(A._data)
+    ct = np.complex128 if A._data.dtype == np.float64 else np.complex64
+    return return_types.linalg_eig(_make(w.astype(ct), None, False),
+                                   _make(V.astype(ct), None, False))
+
+
+def eigvals(A):
+    return eig(A)[0]
