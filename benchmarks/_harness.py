@@ -111,6 +111,22 @@ def rss_bytes():
 
 
 # ---- machine facts -----------------------------------------------------------------------
+_THREADS = []  # keeps threadpoolctl's limiter alive
+
+
+def set_threads(n, torch):
+    """Limit PyTorch's intra-op threads and (through threadpoolctl, if installed) BLAS's."""
+    if torch is not None:
+        torch.set_num_threads(n)
+    try:
+        import threadpoolctl
+    except ImportError:
+        print("threadpoolctl is not installed: NumPy's BLAS keeps its default threads "
+              "(set OPENBLAS_NUM_THREADS before starting Python instead)")
+        return
+    _THREADS.append(threadpoolctl.threadpool_limits(n))
+
+
 def machine_facts(torch):
     """Lines describing the machine and the libraries the numbers depend on."""
     facts = [

@@ -42,6 +42,8 @@ from ._tensor_str import set_printoptions, get_printoptions, printoptions  # noq
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled,  # noqa: E402
                                  inference_mode, is_grad_enabled, is_inference_mode_enabled)
 from . import autograd  # noqa: E402
+from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,  # noqa
+                                    set_anomaly_enabled)
 
 
 def _export(module):
@@ -54,7 +56,9 @@ def _export(module):
             g[name] = value
 
 
-for _m in (_E, _R, _S, _I, _L):
+from .ops import sorting as _SO, misc as _MI, special_ops as _SP, complex_ops as _CX  # noqa
+
+for _m in (_E, _R, _S, _I, _L, _SO, _MI, _SP, _CX):
     _export(_m)
 del _m
 
@@ -142,6 +146,8 @@ def typename(obj):
 
 from . import _dtype  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
+# torch.save / torch.load in PyTorch's file format
+from .serialization import save, load  # noqa: E402
 from ._lazy import install as _install_lazy  # noqa: E402
 
 _install_lazy(globals())

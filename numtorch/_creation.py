@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _dtype as D
 from . import _random as R
+from . import _ranges
 from ._device import check_device
 from ._tensor import Tensor
 
@@ -24,7 +25,10 @@ def _finish(data, requires_grad=False, device=None):
     check_device(device)
     t = _make(data, None, False)
     if requires_grad:
-        t.requires_grad_(True)
+        if data.dtype.kind not in "fc":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        t._rg = True
     return t
 
 
@@ -32,18 +36,31 @@ def _shape(size, op="zeros"):
     """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(torch.Size(...))``."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
-    out = []
-    for s in size:
-        if isinstance(s, Tensor):
-            s = s.__index__()
-        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
-            raise TypeError(f"{op}(): argument 'size' (position 1) must be tuple of ints, but "
-                            f"found element of type {type(s).__name__} at pos {len(out)}")
+    elif len(size) == 1 and not isinstance(size[0], (int, np.integer, Tensor)) or \
+            len(size) == 1 and isinstance(size[0], bool):
+        raise TypeError(f"{op}(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size[0]).__name__}")
+    out = [_size_item(s, i, op) for i, s in enumerate(size)]
+    for s in out:
         if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
-                               f"{list(size)}")
-        out.append(int(s))
+            if op == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {out}")
     return tuple(out)
+
+
+def _size_item(s, i, op):
+    """One entry of a size, with the errors of PyTorch's argument parser."""
+    if isinstance(s, Tensor):
+        s = s.__index__()
+    if isinstance(s, (int, np.integer)):
+        return int(s)
+    name = type(s).__name__
+    if i == 0:
+        raise TypeError(f"{op}(): argument 'size' (position 1) must be tuple of ints, but "
+                        f"found element of type {name} at pos 0")
+    raise TypeError(f"{op}(): argument 'size' failed to unpack the object at pos {i + 1} with "
+                    f"error \"type must be tuple of ints,but got {name}\"")
 
 
 def _np_dtype(dtype, default=None):
@@ -53,81 +70,149 @@ def _np_dtype(dtype, default=None):
 
 
 # ---- from data ---------------------------------------------------------------------------
-def _infer_array(data):
-    """An ndarray for Python data, with PyTorch's dtype inference (floats -> default dtype)."""
+def _infer_array(data, dtype=None):
+    """An ndarray for Python data, with PyTorch's dtype inference (or in ``dtype``); also
+    whether it may share memory with ``data`` (a Tensor or ndarray)."""
     if isinstance(data, Tensor):
         return data._data, True
     if isinstance(data, np.ndarray):
         D.from_numpy_dtype(data.dtype)
         return data, True
     if isinstance(data, np.generic):
+        D.from_numpy_dtype(data.dtype)
         return np.asarray(data), True
-    if isinstance(data, (list, tuple)) and _has_tensors(data):
-        data = _unpack_tensors(data)
-    try:
-        arr = np.array(data)
-    except ValueError as e:
-        raise ValueError(_ragged_message(data)) from None
-    if arr.dtype.kind == "f":
-        return arr.astype(D.get_default_dtype().np, copy=False), False
-    if arr.dtype.kind == "c":
-        return arr.astype(D.default_complex_dtype().np, copy=False), False
-    if arr.dtype.kind in "iu":
-        return arr.astype(np.int64, copy=False), False
-    if arr.dtype.kind == "b":
-        return arr, False
-    if arr.dtype.kind == "O" and arr.size == 0 or arr.dtype.kind == "V":
-        return np.zeros(arr.shape, D.get_default_dtype().np), False
-    raise TypeError(f"new(): invalid data type '{type(_first_leaf(data)).__name__}'")
+    dt = _infer_dtype(data, top=True) if dtype is None else D.to_dtype(dtype)
+    sizes = _sizes(data)
+    _check_nested(data, sizes, 0, dt)
+    values = _leaf_values(data)
+    if dt.category == D._INT:  # negative ints wrap into unsigned types, as in PyTorch
+        try:
+            return np.array(values, dtype=np.int64).astype(dt.np), False
+        except OverflowError:
+            raise ValueError("Overflow when unpacking long long") from None
+    return np.array(values, dtype=dt.np), False
 
 
-def _has_tensors(data):
-    for x in data:
-        if isinstance(x, Tensor):
-            return True
-        if isinstance(x, (list, tuple)):
-            return _has_tensors(x)
-    return False
+_SEQUENCES = (list, tuple, range, np.ndarray)
+_PY_SCALARS = {bool, int, float, complex}
+_PY_RANK = {bool: 0, int: 1, float: 2, complex: 3}
+_PY_DTYPES = (lambda: D.bool_, lambda: D.int64, D.get_default_dtype, D.default_complex_dtype)
 
 
-def _unpack_tensors(data):
-    out = []
-    for x in data:
-        if isinstance(x, Tensor):
-            if x._data.size != 1 or x._data.ndim:
-                out.append(x._data.tolist())
-            else:
-                out.append(x._data.item())
-        elif isinstance(x, (list, tuple)):
-            out.append(_unpack_tensors(x))
-        else:
-            out.append(x)
-    return out
+def _infer_dtype(obj, top=False):
+    """PyTorch's ``infer_scalar_type``: each leaf's dtype, promoted over the whole nest."""
+    if isinstance(obj, np.ndarray) or isinstance(obj, np.generic):
+        return D.from_numpy_dtype(obj.dtype)
+    if isinstance(obj, bool):
+        return D.bool_
+    if isinstance(obj, int):
+        return D.int64
+    if isinstance(obj, float):
+        return D.get_default_dtype()
+    if isinstance(obj, complex):
+        return D.default_complex_dtype()
+    if isinstance(obj, Tensor):
+        return obj.dtype
+    if isinstance(obj, str):
+        if top:
+            raise TypeError("new(): invalid data type 'str'")
+        raise ValueError("too many dimensions 'str'")
+    if isinstance(obj, (list, tuple)) and obj:
+        types = set(map(type, obj))
+        if types <= _PY_SCALARS:  # the common case: a row of Python numbers, at C speed
+            return _PY_DTYPES[max(_PY_RANK[t] for t in types)]()
+    if isinstance(obj, _SEQUENCES):
+        result = None
+        for item in obj:
+            d = _infer_dtype(item)
+            result = d if result is None else D.promote_types(result, d)
+        return result if result is not None else D.get_default_dtype()
+    raise RuntimeError(f"Could not infer dtype of {type(obj).__name__}")
 
 
-def _first_leaf(data):
-    while isinstance(data, (list, tuple)) and data:
-        data = data[0]
-    return data
+def _sizes(obj):
+    """The shape, read along the first element of each level (tensors are scalars here)."""
+    sizes = []
+    while isinstance(obj, _SEQUENCES) and not (isinstance(obj, np.ndarray) and obj.ndim == 0):
+        sizes.append(len(obj))
+        if not len(obj):
+            break
+        obj = obj[0]
+    return sizes
 
 
-def _ragged_message(data):
-    def walk(x, dim):
-        if not isinstance(x, (list, tuple)) or not x:
-            return None
-        n = None
-        for item in x:
-            m = len(item) if isinstance(item, (list, tuple)) else None
-            if n is None:
-                n = m
-            elif m != n:
-                return f"expected sequence of length {n} at dim {dim} (got {m})"
-        for item in x:
-            r = walk(item, dim + 1)
-            if r:
-                return r
-        return None
-    return walk(data, 1) or "could not convert data to a tensor"
+def _check_nested(obj, sizes, dim, dt):
+    """Raise PyTorch's error where the nest is ragged or a leaf is not a scalar."""
+    if dim == len(sizes):
+        _check_leaf(obj, dt)
+        return
+    if not isinstance(obj, _SEQUENCES):
+        raise TypeError("not a sequence")
+    if len(obj) != sizes[dim]:
+        raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} "
+                         f"(got {len(obj)})")
+    if dim == len(sizes) - 1 and isinstance(obj, (list, tuple)) and _plain_row(obj, dt):
+        return
+    if isinstance(obj, np.ndarray) and obj.dtype != object:
+        if obj.ndim != len(sizes) - dim:
+            raise ValueError(f"expected sequence of length {sizes[-1]} at dim {len(sizes) - 1}"
+                             f" (got {obj.shape[-1] if obj.ndim else 0})")
+        return
+    for item in obj:
+        _check_nested(item, sizes, dim + 1, dt)
+
+
+def _plain_row(row, dt):
+    """Whether a row of leaves needs no per-element check for ``dt`` (PyTorch's range errors
+    only concern integral dtypes; an int64 overflow is caught when the array is built)."""
+    types = set(map(type, row))
+    if dt.category == D._INT:
+        return types <= {bool, int} and dt is D.int64
+    return types <= ({bool, int, float, complex} if dt.is_complex else {bool, int, float})
+
+
+def _check_leaf(obj, dt):
+    if isinstance(obj, Tensor):
+        if obj._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        obj = obj._data.reshape(()).item()
+    if isinstance(obj, (int, float, complex)) and not isinstance(obj, bool):
+        _check_scalar(obj, dt)
+    elif isinstance(obj, _SEQUENCES):
+        name = type(obj).__name__
+        if dt.is_floating_point:
+            raise TypeError(f"must be real number, not {name}")
+        raise TypeError(f"'{name}' object cannot be interpreted as an integer")
+
+
+def _check_scalar(value, dt):
+    """PyTorch's errors for a Python number that ``dt`` cannot hold."""
+    if isinstance(value, complex):
+        if not dt.is_complex:
+            raise TypeError("must be real number, not complex")
+        return
+    if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 63 and not (
+            dt.is_floating_point or dt.is_complex):
+        raise ValueError("Overflow when unpacking long long")
+    if dt.category != D._INT:
+        return
+    info = np.iinfo(dt.np)
+    if isinstance(value, float):
+        ok = info.min <= value <= info.max  # False for nan and inf
+    else:
+        ok = (-int(info.max) if info.min == 0 else info.min) <= value <= info.max
+    if not ok:
+        raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
+
+
+def _leaf_values(obj):
+    """``obj`` with tensors replaced by their Python values (NumPy builds the array)."""
+    if isinstance(obj, Tensor):
+        return obj._data.reshape(()).item()
+    if isinstance(obj, (list, tuple)) and any(isinstance(x, (Tensor, list, tuple))
+                                              for x in obj):
+        return [_leaf_values(x) for x in obj]
+    return obj
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -142,8 +227,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
             "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
             "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
-    arr, _ = _infer_array(data)
-    arr = np.array(arr, dtype=_np_dtype(dtype, D._FROM_NP[arr.dtype]), copy=True)
+    arr, shared = _infer_array(data, dtype)
+    if shared or dtype is not None:
+        arr = np.array(arr, dtype=_np_dtype(dtype, D._FROM_NP[arr.dtype]), copy=True)
     return _finish(arr, requires_grad, device)
 
 
@@ -235,39 +321,43 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     dt = _fill_dtype(fill_value, dtype)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    return _filled(fill_value, (size,) if not isinstance(size, int) else (size,), out, dt,
-                   layout, device, requires_grad, op="full")
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    return _filled(fill_value, (size,), out, dt, layout, device, requires_grad, op="full")
 
 
-def _like(t, dtype):
+def _like(t, dtype, op="zeros_like"):
     if not isinstance(t, Tensor):
-        raise TypeError(f"zeros_like(): argument 'input' (position 1) must be Tensor, not "
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(t).__name__}")
     return t._data.shape, (t.dtype if dtype is None else D.to_dtype(dtype)).np
 
 
+def _filled_like(input, fill, dtype, op):
+    """A new array like ``input``'s, keeping its memory layout (PyTorch's preserve_format)."""
+    _, npdt = _like(input, dtype, op)
+    return np.full_like(input._data, fill, dtype=npdt, order="K")
+
+
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
-    shape, npdt = _like(input, dtype)
-    return _finish(np.zeros(shape, npdt), requires_grad, device)
+    return _finish(_filled_like(input, 0, dtype, "zeros_like"), requires_grad, device)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    shape, npdt = _like(input, dtype)
-    return _finish(np.ones(shape, npdt), requires_grad, device)
+    return _finish(_filled_like(input, 1, dtype, "ones_like"), requires_grad, device)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
-    shape, npdt = _like(input, dtype)
-    return _finish(np.zeros(shape, npdt), requires_grad, device)
+    return _finish(_filled_like(input, 0, dtype, "empty_like"), requires_grad, device)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    shape, npdt = _like(input, dtype)
-    return _finish(np.full(shape, fill_value, npdt), requires_grad, device)
+    return _finish(_filled_like(input, fill_value, dtype, "full_like"), requires_grad, device)
 
 
 # ---- ranges ------------------------------------------------------------------------------
@@ -285,20 +375,27 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (end - start) * step < 0 and end != start:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     is_float = any(isinstance(v, float) for v in (start, end, step))
     dt = D.to_dtype(dtype) if dtype is not None else (
         D.get_default_dtype() if is_float else D.int64)
-    n = max(0, math.ceil((end - start) / step))
-    if dt.is_floating_point or dt.is_complex:
-        arr = (start + np.arange(n, dtype=np.float64) * step).astype(dt.np)
+    _check_not_bool(dt.np, "arange")
+    if dt.is_floating_point:
+        xstart, xend, xstep = float(start), float(end), float(step)
+    else:  # integral outputs accumulate in int64: the bounds are truncated first
+        xstart, xend, xstep = int(start), int(end), int(step)
+        if xstep == 0 and step != 0 and dt is D.int64:
+            raise ValueError("step must be nonzero")
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(xstart) and math.isfinite(xend)):
+        raise RuntimeError(f"unsupported range: {xstart:g} -> {xend:g}")
+    if (xstep > 0 and xend < xstart) or (xstep < 0 and xend > xstart):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if dt.is_floating_point or dt is D.int64:
+        n = _ranges.arange_size(xstart, xend, xstep, dt.np)
     else:
-        arr = (int(start) + np.arange(n, dtype=np.int64) * int(step)).astype(dt.np) \
-            if not is_float else np.floor(start + np.arange(n) * step).astype(dt.np)
-    return _finish(arr, requires_grad, device)
+        n = _ranges.arange_size(float(start), float(end), float(step), dt.np)
+    return _finish(_ranges.arange_values(xstart, xstep, n, dt.np), requires_grad, device)
 
 
 def range_(start, end, step=1, *, dtype=None, device=None, requires_grad=False, out=None):
@@ -320,40 +417,59 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     tensor([0.0000, 0.5000, 1.0000])
     """
     start, end = _num(start), _num(end)
-    if not isinstance(steps, (int, np.integer)) or steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    npdt = _np_dtype(dtype)
-    return _finish(_linspace_array(start, end, int(steps), npdt), requires_grad, device)
-
-
-def _linspace_array(start, end, steps, npdt):
-    # NOTE: PyTorch fills the first half forwards from start and the second half backwards
-    # from end, in the output's precision; this reproduces its rounding.
-    if steps == 0:
-        return np.zeros(0, npdt)
-    if steps == 1:
-        return np.full(1, start, npdt)
-    work = npdt if npdt.kind in "fc" else np.dtype(np.float64)
-    s, e = work.type(start), work.type(end)
-    step = (e - s) / work.type(steps - 1)
-    idx = np.arange(steps)
-    half = steps // 2
-    out = np.empty(steps, work)
-    out[:half] = s + step * idx[:half].astype(work)
-    out[half:] = e - step * (steps - 1 - idx[half:]).astype(work)
-    return out.astype(npdt)
+    steps = _steps(steps, "linspace")
+    npdt = _np_dtype(dtype, _range_default(start, end))
+    _check_not_bool(npdt, "linspace")
+    return _finish(_ranges.linspace_values(start, end, steps, npdt), requires_grad, device)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
-    """``base ** linspace(start, end, steps)``."""
-    npdt = _np_dtype(dtype)
-    exps = _linspace_array(_num(start), _num(end), int(steps), np.dtype(np.float64))
-    return _finish(np.power(float(base), exps).astype(npdt), requires_grad, device)
+    """``base ** linspace(start, end, steps)`` (PyTorch's rounding).
+
+    >>> logspace(0, 2, 3)
+    tensor([  1.,  10., 100.])
+    """
+    start, end = _num(start), _num(end)
+    steps = _steps(steps, "logspace")
+    npdt = _np_dtype(dtype, _range_default(start, end))
+    _check_not_bool(npdt, "logspace")
+    return _finish(_ranges.logspace_values(start, end, steps, base, npdt), requires_grad,
+                   device)
+
+
+def _steps(steps, op):
+    if isinstance(steps, Tensor):
+        steps = steps.item()
+    if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool):
+        raise TypeError(f"{op}(): argument 'steps' must be int, not {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    return int(steps)
+
+
+def _check_not_bool(npdt, op):
+    if npdt == np.bool_:
+        raise NotImplementedError(f"\"{op}_cpu\" not implemented for 'Bool'")
+
+
+def _range_default(start, end):
+    """linspace/logspace default to the complex default dtype for complex bounds."""
+    if isinstance(start, complex) or isinstance(end, complex):
+        return D.default_complex_dtype()
+    return D.get_default_dtype()
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The ``n`` x ``m`` identity matrix."""
+    for name, v in (("n", n), ("m", m)):
+        if v is None:
+            continue
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+            raise TypeError(f"eye(): argument '{name}' (position {1 if name == 'n' else 2}) "
+                            f"must be int, not {type(v).__name__}")
+        if v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     return _finish(np.eye(n, n if m is None else m, dtype=_np_dtype(dtype)), requires_grad,
                    device)
 

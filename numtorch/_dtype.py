@@ -83,6 +83,16 @@ LEGACY_NAMES = {bool_: "BoolTensor", uint8: "ByteTensor", int8: "CharTensor",
                 complex64: "ComplexFloatTensor", complex128: "ComplexDoubleTensor"}
 
 
+# names in PyTorch's messages: the C++ type ('float') and the ScalarType ('Float')
+CPP_NAMES = {bool_: "bool", uint8: "unsigned char", int8: "signed char", int16: "short int",
+             int32: "int", int64: "long int", float16: "c10::Half", float32: "float",
+             float64: "double", complex64: "c10::complex<float>",
+             complex128: "c10::complex<double>"}
+SCALAR_NAMES = {bool_: "Bool", uint8: "Byte", int8: "Char", int16: "Short", int32: "Int",
+                int64: "Long", float16: "Half", float32: "Float", float64: "Double",
+                complex64: "ComplexFloat", complex128: "ComplexDouble"}
+
+
 def _by_name(name):
     return _NAMES[name]
 

@@ -26,8 +26,10 @@ _ndarray = np.ndarray
 class Tensor:
     """A multi-dimensional array with autograd, following ``torch.Tensor``."""
 
+    # _view: for a view, the chain of view ops from _base ((op class, args), ...) and
+    # _view_ver: the version its grad_fn was made at (set only where _view is not None)
     __slots__ = ("_data", "_grad_fn", "_rg", "_vc", "_output_nr", "_grad", "_base", "_view",
-                 "_acc", "_hooks", "_extra", "__dict__", "__weakref__")
+                 "_view_ver", "_acc", "_hooks", "_extra", "__dict__", "__weakref__")
     __array_priority__ = 1000  # NumPy defers to our reflected operators
 
     # ---- construction ------------------------------------------------------------------
@@ -74,6 +76,7 @@ class Tensor:
         t._vc = self._vc
         t._base = self._base if self._base is not None else self
         t._view = self._view or ()
+        t._view_ver = self._vc[0]
         return t
 
     # ---- metadata ----------------------------------------------------------------------
@@ -85,7 +88,7 @@ class Tensor:
         """The shape as ``torch.Size``, or the length of dimension ``dim``."""
         if dim is None:
             return Size(self._data.shape)
-        return self._data.shape[self._wrap_dim(dim)]
+        return self._data.shape[self._wrap_size_dim(dim)]
 
     @property
     def dtype(self):
@@ -144,13 +147,18 @@ class Tensor:
 
     def stride(self, dim=None):
         """Strides in elements, as PyTorch reports them."""
+        shape = self._data.shape
         item = self._data.itemsize
-        st = tuple(s // item for s in self._data.strides)
-        if self._data.size <= 1:
-            st = _contiguous_strides(self._data.shape) if self._data.size == 0 else tuple(
-                s if n != 1 else c for s, n, c in
-                zip(st, self._data.shape, _contiguous_strides(self._data.shape)))
-        return st if dim is None else st[self._wrap_dim(dim)]
+        st = [s // item for s in self._data.strides]
+        if self._data.size == 0 and not any(st):  # NumPy allocates empty arrays stride-less
+            st = list(_contiguous_strides(shape))
+        # NOTE: NumPy gives a new axis (x[None]) stride 0; PyTorch gives it the stride of the
+        # next dim times that dim's size (1 for a new last dim), as unsqueeze does.
+        for d in range(len(st) - 1, -1, -1):
+            if shape[d] == 1 and st[d] == 0:
+                st[d] = st[d + 1] * shape[d + 1] if d + 1 < len(st) else 1
+        st = tuple(st)
+        return st if dim is None else st[self._wrap_size_dim(dim)]
 
     def is_contiguous(self, memory_format=None):
         return self._data.flags.c_contiguous
@@ -170,6 +178,11 @@ class Tensor:
     def data_ptr(self):
         return self._data.__array_interface__["data"][0]
 
+    def _wrap_size_dim(self, dim):
+        if self._data.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        return self._wrap_dim(dim)
+
     def _wrap_dim(self, dim):
         from .ops._util import wrap_dim
         return wrap_dim(dim, self._data.ndim)
@@ -177,6 +190,8 @@ class Tensor:
     # ---- autograd ----------------------------------------------------------------------
     @property
     def requires_grad(self):
+        if self._view is not None and self._view_ver != self._vc[0]:
+            _refresh_view(self)
         return self._rg
 
     @requires_grad.setter
@@ -193,13 +208,14 @@ class Tensor:
                     "use var_no_grad = var.detach().")
             return self
         if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point and complex dtype can require "
-                               "gradients")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._rg = bool(requires_grad)
         return self
 
     @property
     def grad_fn(self):
+        if self._view is not None and self._view_ver != self._vc[0]:
+            _refresh_view(self)
         return self._grad_fn
 
     @property
@@ -208,7 +224,7 @@ class Tensor:
 
     @property
     def grad(self):
-        if self._grad_fn is not None and not self._retains() and self._rg:
+        if self._grad is None and self._grad_fn is not None and not self._retains():
             import warnings
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
@@ -226,10 +242,20 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
                                 f"of type {type(value).__name__}")
-            if value.dtype is not self.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
             if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{_dims(value._data.shape)}' to "
+                    f"a tensor of size '{_dims(self._data.shape)}'. Please ensure that the "
+                    "gradient and the tensor are the same size")
+            if value.dtype is not self.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{D.CPP_NAMES[value.dtype]}' "
+                    f"to a tensor with grad_dtype '{D.SCALAR_NAMES[self.dtype]}'. The gradient "
+                    "must match the tensor's grad_dtype (defaults to the tensor's dtype). You "
+                    "can set the tensor's grad_dtype attribute with a specific dtype, or None "
+                    "to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a "
+                    "tensor and its gradient may break downstream systems that assume they "
+                    "match.")
         self._grad = value
 
     @grad.deleter
@@ -255,6 +281,9 @@ class Tensor:
         """The (node, output_nr) a gradient for this tensor flows into."""
         fn = self._grad_fn
         if fn is not None:
+            if self._view is not None and self._view_ver != self._vc[0]:
+                _refresh_view(self)
+                fn = self._grad_fn
             return (fn, self._output_nr)
         if not self._rg:
             return (None, 0)
@@ -324,8 +353,12 @@ class Tensor:
         """AccumulateGrad's work: store or add ``g`` into ``.grad``, then post-accumulate hooks."""
         old = self._grad
         if old is None:
-            self._grad = g if create_graph else Tensor._make(np.array(g._data), None, False)
-        elif create_graph or old._rg:
+            if create_graph:  # a copy that stays in the graph, as PyTorch makes it
+                from .ops.inplace import Copy
+                self._grad = Copy.apply(Tensor._make(np.empty_like(self._data), None, False), g)
+            else:
+                self._grad = Tensor._make(np.array(g._data), None, False)
+        elif create_graph:
             self._grad = old + g
         else:
             np.add(old._data, g._data, out=old._data, casting="unsafe")
@@ -358,7 +391,9 @@ class Tensor:
 
     @property
     def data(self):
-        return self.detach()
+        """The same memory outside the graph, with its own version counter (as in PyTorch,
+        in-place changes through ``.data`` go unnoticed by autograd)."""
+        return Tensor._make(self._data, None, False)
 
     @data.setter
     def data(self, value):
@@ -487,7 +522,8 @@ class Tensor:
         return new
 
     def __reduce_ex__(self, protocol):
-        return (_rebuild, (type(self), self._data.copy(), self._rg, dict(self.__dict__)))
+        return (_rebuild, (type(self), self._data.copy(order="K"), self._rg,
+                           dict(self.__dict__)))
 
     def __setstate__(self, state):
         pass
@@ -498,6 +534,17 @@ def _rebuild(cls, data, requires_grad, attrs):
     t._init_from(data, requires_grad)
     t.__dict__.update(attrs)
     return t
+
+
+def _refresh_view(view):
+    """A view whose base changed in place since its grad_fn was made gets a new one from the
+    base's current history (PyTorch regenerates it the same way, as AsStridedBackward0)."""
+    from .autograd._copy_slices import refresh_view
+    refresh_view(view)
+
+
+def _dims(shape):
+    return "[" + ", ".join(map(str, shape)) + "]"
 
 
 def _contiguous_strides(shape):

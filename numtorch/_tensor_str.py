@@ -291,11 +291,20 @@ def _shape_suffixes(t, arr):
 def _autograd_suffixes(t):
     grad_fn = getattr(t, "grad_fn", None)
     if grad_fn is not None:
-        name = grad_fn.name() if hasattr(grad_fn, "name") else type(grad_fn).__name__
-        return [f"grad_fn=<{name}>"]
+        # PyTorch prints the node's type name (CopySlices), not name() (torch::autograd::...)
+        return [f"grad_fn=<{type(grad_fn).__name__}>"]
     if getattr(t, "requires_grad", False):
         return ["requires_grad=True"]
     return []
+
+
+def _tangent_suffixes(t):
+    """``tangent=...`` for a dual tensor (forward AD), as PyTorch prints it."""
+    extra = getattr(t, "_extra", None)
+    if not extra or not extra.get("fw"):
+        return []
+    from .autograd.forward_ad import tangent_suffix
+    return tangent_suffix(t)
 
 
 def _add_suffixes(text, suffixes, indent):
@@ -334,7 +343,7 @@ def tensor_repr(t, *, tensor_contents=None):
     """
     prefix = "tensor("
     arr = np.asarray(t._data)
-    suffixes = _shape_suffixes(t, arr) + _autograd_suffixes(t)
+    suffixes = _shape_suffixes(t, arr) + _autograd_suffixes(t) + _tangent_suffixes(t)
     if tensor_contents is None:
         tensor_contents = _contents_str(arr, t.dtype, len(prefix))
     return _add_suffixes(prefix + tensor_contents, suffixes, len(prefix))

@@ -96,10 +96,18 @@ def assert_close(mine, ref, rtol=None, atol=None, what="value"):
     assert tuple(mine.shape) == tuple(ref.shape), f"{what}: shape {mine.shape} != {ref.shape}"
     default_rtol, default_atol = TOLERANCES.get(dtype_name(ref.dtype), (0, 0))
     got = mine.detach().numpy()
-    want = ref.detach().resolve_conj().numpy()
+    want = _numpy_of(ref)
     np.testing.assert_allclose(got, want, rtol=default_rtol if rtol is None else rtol,
                                atol=default_atol if atol is None else atol, equal_nan=True,
                                err_msg=what)
+
+
+def _numpy_of(ref):
+    """A torch tensor's values (its ZeroTensors, which refuse numpy(), as zeros)."""
+    ref = ref.detach()
+    if ref._is_zerotensor():
+        return np.zeros(tuple(ref.shape), dtype_name(ref.dtype))
+    return ref.resolve_conj().numpy()
 
 
 def _assert_grads_close(mine, ref, rtol, atol, what):
@@ -143,7 +151,8 @@ def check_op(op, *inputs, kwargs=None, grad=True, gradgrad=True, grad_fn=True, r
         assert_close(m, r, rtol, atol, "output")
         assert m.requires_grad == r.requires_grad, "output requires_grad"
         if grad_fn:
-            assert _grad_name(m) == _grad_name(r), "grad_fn name"
+            assert _grad_name(m) == _grad_name(r), \
+                f"grad_fn name {_grad_name(m)} != {_grad_name(r)}"
     if grad and _leaves(ref_in):
         _check_grads(numtorch, torch, mine_in, ref_in, mine_out, ref_out, rng, gradgrad,
                      rtol, atol)
@@ -205,12 +214,37 @@ def plain(x):
     return x
 
 
-def check_same(fn):
-    """``fn(numtorch)`` and ``fn(torch)`` give the same result (compared via ``plain``)."""
+def check_same(fn, exact=False):
+    """``fn(numtorch)`` and ``fn(torch)`` give the same result: equal after ``plain``, except
+    that floating tensors may differ within their dtype's tolerance unless ``exact``."""
     torch = torch_or_skip()
     mine, ref = fn(numtorch), fn(torch)
-    assert plain(mine) == plain(ref)
+    if exact:
+        assert plain(mine) == plain(ref)
+    else:
+        _assert_same(mine, ref, "result")
     return mine
+
+
+def _assert_same(mine, ref, where):
+    if hasattr(ref, "detach") and hasattr(ref, "dtype") and \
+            dtype_name(ref.dtype) in TOLERANCES:
+        assert hasattr(mine, "detach"), f"{where}: {mine!r} is not a tensor"
+        assert_close(mine, ref, what=where)
+    elif isinstance(ref, (list, tuple)) and isinstance(mine, (list, tuple)):
+        assert len(mine) == len(ref), f"{where}: length {len(mine)} != {len(ref)}"
+        for i, (m, r) in enumerate(zip(mine, ref)):
+            _assert_same(m, r, f"{where}[{i}]")
+    else:
+        assert plain(mine) == plain(ref), where
+
+
+def check_same_outcome(fn):
+    """Like ``check_same`` where torch returns, like ``check_error`` where it raises."""
+    torch = torch_or_skip()
+    if _raised(fn, torch) is not None:
+        return check_error(fn)
+    return check_same(fn)
 
 
 def _raised(fn, lib):

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from numtorch import _dtype as D
+import numtorch
 from numtorch import _tensor_str as S
 
 torch = pytest.importorskip("torch")
@@ -12,42 +12,23 @@ f16, f32, f64 = np.float16, np.float32, np.float64
 c64, c128 = np.complex64, np.complex128
 
 
-class _Grad:
-    """Stands in for a grad_fn node; only its name is printed."""
-
-    def __init__(self, name):
-        self._name = name
-
-    def name(self):
-        return self._name
-
-
-class _T:
-    """Minimal stand-in for numtorch.Tensor: the attributes tensor_repr reads."""
-
-    def __init__(self, arr, requires_grad=False, grad_fn=None):
-        self._data = arr
-        self.dtype = D.from_numpy_dtype(arr.dtype)
-        self.requires_grad = requires_grad or grad_fn is not None
-        self.grad_fn = grad_fn
-        self.is_leaf = grad_fn is None
-
-
 def _pair(arr, grad=""):
-    """The same values as a torch tensor and a stand-in; grad is '', 'leaf' or 'mul'."""
+    """The same values as a torch and a numtorch tensor; grad is '', 'leaf' or 'mul'."""
     arr = np.asarray(arr)
     ref = torch.from_numpy(arr.copy())
+    mine = numtorch.from_numpy(arr.copy())
     if not grad:
-        return ref, _T(arr)
+        return ref, mine
     ref.requires_grad_(True)
+    mine.requires_grad_(True)
     if grad == "leaf":
-        return ref, _T(arr, requires_grad=True)
-    return ref * 1, _T(arr, grad_fn=_Grad("MulBackward0"))  # *1 keeps every value (nan, -0)
+        return ref, mine
+    return ref * 1, mine * 1  # *1 keeps every value (nan, -0)
 
 
 def _both_printoptions(**opts):
     torch.set_printoptions(**opts)
-    S.set_printoptions(**opts)
+    numtorch.set_printoptions(**opts)
 
 
 @pytest.fixture(autouse=True)
@@ -55,13 +36,14 @@ def _restore_state():
     yield
     _both_printoptions(profile="default")
     torch.set_default_dtype(torch.float32)
-    D.set_default_dtype(D.float32)
+    numtorch.set_default_dtype(numtorch.float32)
 
 
 def _check(arr, grad="", **opts):
     ref, mine = _pair(arr, grad)
     _both_printoptions(**opts)
-    assert S.tensor_repr(mine) == repr(ref)
+    assert repr(mine) == repr(ref)
+    assert str(mine) == str(ref)
 
 
 _rng = np.random.default_rng(1234)
@@ -166,14 +148,14 @@ def test_repr_matches_torch(arr, grad, opts):
                                  np.zeros(0, f32)], ids=str)
 def test_default_dtype_float64(arr):
     torch.set_default_dtype(torch.float64)
-    D.set_default_dtype(D.float64)
+    numtorch.set_default_dtype(numtorch.float64)
     _check(arr)
 
 
 def test_parameter_repr():
     arr = _randn(2, 3)
     ref = torch.nn.Parameter(torch.from_numpy(arr.copy()))
-    assert S.parameter_repr(_T(arr, requires_grad=True)) == repr(ref)
+    assert repr(numtorch.nn.Parameter(numtorch.from_numpy(arr.copy()))) == repr(ref)
 
 
 def test_tensor_contents_keeps_suffixes():
@@ -196,7 +178,7 @@ def test_printoptions_context_restores():
     before = S.get_printoptions()
     with S.printoptions(precision=1, threshold=3):
         assert S.get_printoptions()["precision"] == 1
-        assert S.tensor_repr(_T(np.arange(5))) == "tensor([0, 1, 2, 3, 4])"
+        assert repr(numtorch.arange(5)) == "tensor([0, 1, 2, 3, 4])"
     assert S.get_printoptions() == before
 
 
@@ -228,3 +210,23 @@ def test_random_sweep():
     rng = np.random.default_rng(2024)
     for _ in range(300):
         _check(_random_array(rng))
+
+
+COMPUTED = [
+    ("transposed", lambda lib: lib.arange(6.0).view(2, 3).t()),
+    ("step-slice", lambda lib: lib.arange(10)[::3]),
+    ("sum", lambda lib: lib.ones(2, requires_grad=True).sum()),
+    ("matmul", lambda lib: lib.ones(2, 2, requires_grad=True) @ lib.ones(2, 2)),
+    ("slice-of-leaf", lambda lib: lib.ones(3, requires_grad=True)[1:]),
+    ("int-div", lambda lib: lib.arange(4) / 3),
+    ("compare", lambda lib: lib.arange(4) > 1),
+    ("double-exp", lambda lib: lib.tensor([0.5, 1.0], dtype=lib.float64,
+                                          requires_grad=True).exp()),
+    ("expand", lambda lib: lib.tensor([[1.5], [2.0]]).expand(2, 3)),
+]
+
+
+@pytest.mark.parametrize("make", [c[1] for c in COMPUTED], ids=[c[0] for c in COMPUTED])
+def test_repr_of_computed_tensors(make):
+    assert repr(make(numtorch)) == repr(make(torch))
+    assert str(make(numtorch)) == str(make(torch))

@@ -14,30 +14,51 @@ def _as_tuple(x):
     return tuple(x)
 
 
+def _grads_arg(grads, n):
+    """``grad_tensors``/``grad_outputs`` as a list: None means one None per output."""
+    return [None] * n if grads is None else list(_as_tuple(grads))
+
+
 def _root_grads(outputs, grad_outputs, create_graph):
-    """Check outputs and make their initial gradients (ones for scalars)."""
+    """Check outputs and make their initial gradients (ones for scalars), as PyTorch's
+    ``_make_grads`` does (pairs beyond the shorter list are dropped, then counted)."""
     from .. import _creation
     grads = []
-    if len(grad_outputs) != len(outputs):
-        raise RuntimeError(f"got {len(grad_outputs)} tensors and {len(outputs)} gradients"
-                           if grad_outputs else "")
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
-        if g is None:
+        if isinstance(g, Tensor):
+            if g._data.shape != out._data.shape:
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                                   f"{g.shape} and output[{i}] has a shape of {out.shape}.")
+            if out.dtype.is_complex != g.dtype.is_complex:
+                raise RuntimeError(
+                    "For complex Tensors, both grad_output and output are required to have "
+                    f"the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
+                    f"{g.dtype} and output[{i}] has a dtype of {out.dtype}.")
+        elif g is None:
             if out._rg:
                 if out._data.size != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
                 if not out.dtype.is_floating_point:
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {out.dtype}")
-            g = _creation.ones_like(out)
-        elif not isinstance(g, Tensor):
+                g = _creation.ones_like(out)
+        else:
             raise TypeError("gradients can be either Tensors or None, but got "
                             f"{type(g).__name__}")
-        elif g._data.shape != out._data.shape:
-            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} "
-                               f"and output[{i}] has a shape of {out.shape}.")
         grads.append(g)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     return grads
+
+
+_CYCLE_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using "
+    "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+    "make sure to reset the .grad fields of your parameters to None after use to break the "
+    "cycle and avoid the leak. (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)")
+_warned = []  # PyTorch warns about the cycle once per process
 
 
 def _roots(outputs):
@@ -62,7 +83,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     tensors = _as_tuple(tensors)
     if grad_tensors is None:
         grad_tensors = grad_variables
-    grads = list(_as_tuple(grad_tensors)) or [None] * len(tensors)
+    grads = _grads_arg(grad_tensors, len(tensors))
     if retain_graph is None:
         retain_graph = create_graph
     inputs = _as_tuple(inputs) if inputs is not None else None
@@ -73,10 +94,15 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     edges = None
     if inputs is not None:
         edges = [_input_edge(t, i) for i, t in enumerate(inputs)]
+    if create_graph and not _warned:
+        import warnings
+        _warned.append(True)
+        warnings.warn(_CYCLE_WARNING, UserWarning, stacklevel=3)
     captured = run_backward(roots, grads, retain_graph, create_graph, edges, accumulate=True)
     if inputs is not None:
         for t, g in zip(inputs, captured):
-            if t._grad_fn is not None and g is not None:
+            # a non-leaf input gets its gradient in .grad (unless retain_grad already did)
+            if t._grad_fn is not None and g is not None and not t._retains():
                 t._grad = g if t._grad is None else t._grad + g
 
 
@@ -97,17 +123,20 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     >>> torch.autograd.grad(x ** 2, x)
     (tensor(6.),)
     """
-    if is_grads_batched:
-        raise NotImplementedError("numtorch does not support autograd.grad(is_grads_batched="
-                                  "True) yet")
+    if is_grads_batched:  # vmap over dim 0 of the cotangents (numtorch.func._vmap)
+        from ..func._vmap import batched_grad
+        return batched_grad(grad, outputs, inputs, grad_outputs, retain_graph, create_graph,
+                            allow_unused, materialize_grads)
     if allow_unused is None:
         allow_unused = materialize_grads
     elif materialize_grads and not allow_unused:
         raise ValueError("Expected allow_unused to be True or not passed when "
                          "materialize_grads=True, but got: allow_unused=False.")
     outputs = _as_tuple(outputs)
-    inputs_t = _as_tuple(inputs)
-    grads = list(_as_tuple(grad_outputs)) or [None] * len(outputs)
+    inputs_t = tuple(inputs.values()) if type(inputs) is dict else _as_tuple(inputs)
+    if not inputs_t:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    grads = _grads_arg(grad_outputs, len(outputs))
     if retain_graph is None:
         retain_graph = create_graph
     grads = _root_grads(outputs, grads, create_graph)
@@ -115,18 +144,20 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     edges = [_input_edge(t, i) for i, t in enumerate(inputs_t)]
     captured = run_backward(roots, grads, retain_graph, create_graph, edges, accumulate=False)
     result = []
-    for t, g in zip(inputs_t, captured):
+    for i, (t, g) in enumerate(zip(inputs_t, captured)):
         if g is None:
             if materialize_grads:
                 from .. import _creation
-                g = _creation.zeros_like(t)
+                g = _creation.zeros_like(t, requires_grad=create_graph)
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been "
-                                   "used in the graph. Set allow_unused=True if this is the "
-                                   "desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
+                                   "been used in the graph. Set allow_unused=True if this is "
+                                   "the desired behavior.")
         elif g.dtype is not t.dtype:
             g = g.to(t.dtype)
         result.append(g)
+    if type(inputs) is dict:
+        return dict(zip(inputs.keys(), result))
     return tuple(result)
 
 

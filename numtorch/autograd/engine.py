@@ -94,21 +94,70 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     prev = STATE.enabled
     STATE.enabled = create_graph
     try:
-        while heap:
-            node = heapq.heappop(heap)[1]
-            node_grads = _pre_hooks(node, buffers.pop(node, None) or [None] * _n_out(node))
-            if node in captures:
-                for nr, idx in captures[node]:
-                    captured[idx] = node_grads[nr]
-                if not _runs(node, needed, accumulate):
-                    continue
-            outs = _call(node, node_grads, create_graph)
-            if not retain_graph:
-                node._release()
-            _route(node, outs, buffers, deps, needed, heap)
+        _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_graph,
+              create_graph)
     finally:
         STATE.enabled = prev
     return captured
+
+
+def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_graph,
+          create_graph):
+    """Run ready nodes newest first until none is left.
+
+    The per-node work is inlined (this loop is the backward pass's hot path): hooks, captures
+    and all-None gradients take the slow branches only when present. When a node makes
+    exactly one node ready and nothing else waits (a chain), that node runs next without
+    going through the heap: it would have been popped next anyway.
+    """
+    heappop, heappush, pop, get = heapq.heappop, heapq.heappush, buffers.pop, buffers.get
+    node = heappop(heap)[1] if heap else None
+    while node is not None:
+        grads = pop(node, None)
+        if grads is None:
+            grads = [None] * _n_out(node)
+        if node._tensor_hooks or node._retain or node._pre_hooks or \
+                type(node) is AccumulateGrad:
+            grads = _pre_hooks(node, grads)
+        if captures and node in captures:
+            for nr, idx in captures[node]:
+                captured[idx] = grads[nr]
+            if not _runs(node, needed, accumulate):
+                node = heappop(heap)[1] if heap else None
+                continue
+        for g in grads:
+            if g is not None:
+                outs = node._backward(grads, create_graph)
+                break
+        else:
+            outs = node._backward(grads, create_graph) if type(node) is AccumulateGrad \
+                else [None] * len(node.next_functions)
+        if node._post_hooks:
+            outs = _post_hooks(node, outs, grads)
+        if not retain_graph:
+            node._release()
+        ready = None
+        for (child, nr), g in zip(node.next_functions, outs):
+            if child is None or (needed is not None and child not in needed):
+                continue
+            if g is not None:
+                buf = get(child)
+                if buf is None:
+                    buf = buffers[child] = [None] * _n_out(child)
+                old = buf[nr]
+                buf[nr] = g if old is None else old + g
+            left = deps[child] - 1
+            deps[child] = left
+            if left == 0:
+                if ready is None:
+                    ready = child
+                else:
+                    heappush(heap, (-ready._seq, ready))
+                    ready = child
+        if ready is not None and heap:
+            heappush(heap, (-ready._seq, ready))
+            ready = None
+        node = ready if ready is not None else (heappop(heap)[1] if heap else None)
 
 
 def _runs(node, needed, accumulate):
@@ -120,7 +169,7 @@ def _runs(node, needed, accumulate):
 
 
 def _n_out(node):
-    meta = getattr(node, "_out_meta", None)
+    meta = node._out_meta
     return len(meta) if meta is not None else node._n_outputs
 
 
@@ -163,26 +212,9 @@ def _run_tensor_hooks(hooks, g):
     return g
 
 
-def _call(node, grads, create_graph):
-    if all(g is None for g in grads) and type(node) is not AccumulateGrad:
-        outs = [None] * len(node.next_functions)
-    else:
-        outs = node._backward(grads, create_graph)
-    if node._post_hooks:
-        for hook in list(node._post_hooks.values()):
-            res = hook(tuple(outs), tuple(grads))
-            if res is not None:
-                outs = list(res)
+def _post_hooks(node, outs, grads):
+    for hook in list(node._post_hooks.values()):
+        res = hook(tuple(outs), tuple(grads))
+        if res is not None:
+            outs = list(res)
     return outs
-
-
-def _route(node, outs, buffers, deps, needed, heap):
-    for (child, nr), g in zip(node.next_functions, outs):
-        if child is None or (needed is not None and child not in needed):
-            continue
-        if g is not None:
-            _add(buffers, child, nr, g)
-        left = deps[child] - 1
-        deps[child] = left
-        if left == 0:
-            heapq.heappush(heap, (-child._seq, child))

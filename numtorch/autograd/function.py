@@ -23,6 +23,7 @@ import warnings
 
 import numpy as np
 
+from .._dtype import _FROM_NP
 from .grad_mode import STATE
 from .graph import Node, DelayedError, pack_saved, unpack_saved, freed_error
 
@@ -32,6 +33,9 @@ __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"
            "InplaceFunction", "NestedIOFunction"]
 
 _FREED = object()  # marks released saved tensors (compared by identity)
+_CLEARED = object()  # saved tensors read once under clear_saved_tensors_on_access
+# Set by autograd._interpose while forward AD / vmap / torch.func is active; None otherwise.
+_interpose = None
 
 
 class FunctionCtx:
@@ -69,9 +73,17 @@ class FunctionCtx:
         saved = self._saved
         if saved is _FREED:
             raise freed_error()
-        out = tuple([unpack_saved(e, self) for e in saved])
+        if saved is _CLEARED:
+            raise RuntimeError(
+                "saved_tensors can only be accessed once when clear_saved_tensors_on_access="
+                "True is set on the autograd.Function. Either access saved_tensors only once, "
+                "or set clear_saved_tensors_on_access=False.")
+        if len(saved) == 1:
+            out = (unpack_saved(saved[0], self),)
+        else:
+            out = tuple([unpack_saved(e, self) for e in saved])
         if self._forward_cls.clear_saved_tensors_on_access:
-            self._saved = _FREED
+            self._saved = _CLEARED
         return out
 
     saved_variables = saved_tensors
@@ -91,7 +103,7 @@ class BackwardCFunction(FunctionCtx, Node):
         self._dirty = self._non_diff = None
 
     def name(self):
-        return type(self).__name__
+        return self._forward_cls._node_name or type(self).__name__
 
     def apply(self, *grads):
         """Call the user's backward on ``grads`` (as the engine does, without checks)."""
@@ -104,16 +116,22 @@ class BackwardCFunction(FunctionCtx, Node):
     def _backward(self, grads, create_graph):
         """Run backward for one engine step: materialise, call, then check the result."""
         cls = self._forward_cls
-        out_meta = self._out_meta
         if self._materialize:
-            for i, g in enumerate(grads):
-                if g is None and out_meta[i] is not None:
-                    grads[i] = _zeros(out_meta[i])
+            for g in grads:
+                if g is None:
+                    _materialize(grads, self._out_meta)
+                    break
         if cls.boxed_grads_call:
             result = cls._backward_fn(self, grads)
         else:
             result = cls._backward_fn(self, *grads)
         return _check_grads(self, result)
+
+
+def _materialize(grads, out_meta):
+    for i, g in enumerate(grads):
+        if g is None and out_meta[i] is not None:
+            grads[i] = _zeros(out_meta[i])
 
 
 def _zeros(meta):
@@ -123,8 +141,17 @@ def _zeros(meta):
 
 def _check_grads(node, result):
     """Validate backward's return against the forward inputs; reduce/cast to their metadata."""
-    if type(result) is not tuple:
-        result = tuple(result) if isinstance(result, list) else (result,)
+    if type(result) is Tensor:
+        # NOTE: fast path, the common case of a one-input op: a bare gradient that already
+        # has its input's shape and dtype needs no check
+        in_meta = node._in_meta
+        if len(in_meta) == 1 and node.needs_input_grad[0]:
+            meta = in_meta[0]
+            d = result._data
+            if meta is not None and d.shape == meta[0] and d.dtype is meta[1].np:
+                return [result]
+    if type(result) is not tuple:  # a list too is one (invalid) value, as in PyTorch
+        result = (result,)
     in_meta = node._in_meta
     n = len(in_meta)
     if len(result) != n:
@@ -137,13 +164,17 @@ def _check_grads(node, result):
                                f"gradients (expected {n}, got {len(result)})")
     needs = node.needs_input_grad
     out = list(result)
-    for i, g in enumerate(result):
+    for i in range(n):
+        g = out[i]
         if g is None:
             continue
-        if not isinstance(g, Tensor):
+        if type(g) is not Tensor and not isinstance(g, Tensor):
             raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
         meta = in_meta[i]
         if meta is None:
+            if node._forward_cls._builtin:  # an index or mask argument: no gradient
+                out[i] = None
+                continue
             raise RuntimeError(
                 f"function {node.name()} returned a gradient different than None at position "
                 f"{i + 1}, but the corresponding forward input was not a Variable")
@@ -151,11 +182,15 @@ def _check_grads(node, result):
             out[i] = None
             continue
         shape, dtype = meta
-        if g._data.shape != shape:
+        d = g._data
+        if d.shape != shape:
             g = _reduce_grad(node, i, g, shape)
-        if g._data.dtype != dtype.np:
+            d = g._data
+        if d.dtype is not dtype.np and d.dtype != dtype.np:
             g = g.to(dtype)
         out[i] = g
+    if None in in_meta:  # only tensor inputs have an edge (next_functions), as in PyTorch
+        out = [g for g, m in zip(out, in_meta) if m is not None]
     return out
 
 
@@ -181,19 +216,31 @@ class _FunctionMeta(type):
     def __init__(cls, name, bases, attrs):
         super().__init__(name, bases, attrs)
         bw_name = attrs.get("_backward_name") or name + "Backward"
-        cls._backward_cls = type(bw_name, (BackwardCFunction,),
+        cls._backward_cls = type(bw_name, (getattr(cls, "_node_base", BackwardCFunction),),
                                  {"_forward_cls": cls, "__slots__": (),
                                   "__module__": cls.__module__})
-        user = _user_names(cls)
-        cls._setup_ctx = "setup_context" in user
         cls._fwd_sig = None
-        if "backward" in user:
+        cls._bind_user_methods()
+
+    def _bind_user_methods(cls):
+        """Cache which forward style and which backward (or vjp) the class defines."""
+        user = _user_names(cls)
+        type.__setattr__(cls, "_setup_ctx", "setup_context" in user)
+        if "backward" in user and "vjp" in user:
+            fn = _both_backward_and_vjp
+        elif "backward" in user:
             fn = cls.backward
         elif "vjp" in user:
             fn = cls.vjp
         else:
             fn = _missing_backward
-        cls._backward_fn = staticmethod(fn)
+        type.__setattr__(cls, "_backward_fn", staticmethod(fn))
+
+    def __setattr__(cls, name, value):
+        # PyTorch looks the methods up at each call: assigning one later must take effect
+        super().__setattr__(name, value)
+        if name in ("backward", "vjp", "setup_context", "forward"):
+            cls._bind_user_methods()
 
 
 def _user_names(cls):
@@ -204,6 +251,11 @@ def _user_names(cls):
             break
         names.update(klass.__dict__)
     return names
+
+
+def _both_backward_and_vjp(ctx, *grad_outputs):
+    raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not "
+                       "allowed. You should only implement one of them.")
 
 
 def _missing_backward(ctx, *grad_outputs):
@@ -218,6 +270,7 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
     __slots__ = ("__dict__",)
     generate_vmap_rule = False
     clear_saved_tensors_on_access = False
+    _node_name = None  # name() where PyTorch's differs from the type name (CopyBackwards)
     boxed_grads_call = False
     _builtin = False
 
@@ -271,9 +324,8 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run the Function on ``args``, recording it for backward when an input needs grad."""
-        if cls._setup_ctx and kwargs:
-            args = _bind_args(cls, args, kwargs)
-            kwargs = {}
+        if cls._setup_ctx:
+            args, kwargs = _bind_args(cls, args, kwargs)
         return _apply(cls, args, kwargs)
 
     @staticmethod
@@ -285,14 +337,21 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
 
 
 def _bind_args(cls, args, kwargs):
-    """Positional args for a setup_context-style forward (signature cached per class)."""
+    """A setup_context-style forward's arguments with its defaults filled in, as PyTorch binds
+    them (the signature is read once per class; a forward without defaults skips this)."""
     sig = cls.__dict__.get("_fwd_sig")
     if sig is None:
         sig = inspect.signature(cls.forward)
-        cls._fwd_sig = sig
-    bound = sig.bind(*args, **kwargs)
+        has_defaults = any(p.default is not p.empty for p in sig.parameters.values())
+        sig = cls._fwd_sig = (sig, has_defaults)
+    if not kwargs and not sig[1]:
+        return args, kwargs
+    bound = sig[0].bind(*args, **kwargs)
     bound.apply_defaults()
-    return bound.args
+    return bound.args, bound.kwargs
+
+
+_TRUE1, _FALSE1 = (True,), (False,)
 
 
 def _new_ctx(cls):
@@ -303,12 +362,30 @@ def _new_ctx(cls):
 
 def _apply(cls, args, kwargs):
     """The general path: user Functions get Tensors in forward, run without recording."""
+    if _interpose is not None:  # forward AD / vmap / torch.func: see autograd/_interpose.py
+        out = _interpose(cls, args, kwargs)
+        if out is not NotImplemented:
+            return out
     grad_on = STATE.enabled
     ctx = _new_ctx(cls)
-    needs = tuple([isinstance(a, Tensor) and a._rg for a in args])
-    record = grad_on and True in needs
-    if record:
-        _link_inputs(ctx, args, needs)
+    # keyword arguments count as inputs after the positional ones, as in PyTorch
+    inputs = args + tuple(kwargs.values()) if kwargs else args
+    if len(inputs) == 1 and isinstance(inputs[0], Tensor):  # fast path: one tensor input
+        a = inputs[0]
+        record = grad_on and a._rg
+        ctx.needs_input_grad = _TRUE1 if a._rg else _FALSE1
+        if record:
+            d = a._data
+            fn = a._grad_fn
+            ctx._init_node(((fn, a._output_nr) if fn is not None and a._view is None
+                             else a._edge(),))
+            ctx._in_meta = ((d.shape, _FROM_NP[d.dtype]),)
+    else:
+        needs = tuple([isinstance(a, Tensor) and a._rg for a in inputs])
+        ctx.needs_input_grad = needs  # forward and setup_context may read it
+        record = grad_on and True in needs
+        if record:
+            _link_inputs(ctx, inputs, needs)
     STATE.enabled = False
     try:
         if cls._setup_ctx:
@@ -318,27 +395,30 @@ def _apply(cls, args, kwargs):
             out = cls.forward(ctx, *args, **kwargs)
     finally:
         STATE.enabled = grad_on
-    ctx.needs_input_grad = needs
-    return _wrap_outputs(ctx, args, out, record)
+    return _wrap_outputs(ctx, inputs, out, record)
 
 
 def _link_inputs(ctx, args, needs):
-    """Record an edge and the shape/dtype of every input (the engine checks grads with them)."""
+    """Record the shape/dtype of every input (the engine checks grads with them) and an edge
+    for every tensor input (non-tensor inputs have none, as in PyTorch's next_functions)."""
     edges = []
     meta = []
     for a, need in zip(args, needs):
         if isinstance(a, Tensor):
-            meta.append((a._data.shape, a.dtype))
-            edges.append(a._edge() if need else (None, 0))
+            meta.append((a._data.shape, _FROM_NP[a._data.dtype]))
+            edges.append(((a._grad_fn, a._output_nr)
+                          if a._grad_fn is not None and a._view is None else a._edge())
+                         if need else (None, 0))
         else:
             meta.append(None)
-            edges.append((None, 0))
     ctx._init_node(tuple(edges))
     ctx._in_meta = tuple(meta)
 
 
 def _wrap_outputs(ctx, args, out, record):
     """Attach outputs to ``ctx``; handle dirty (in-place) inputs and non-differentiable ones."""
+    if type(out) is Tensor and ctx._dirty is None and ctx._non_diff is None:
+        return _wrap_one(ctx, args, out, record)
     is_tuple = isinstance(out, tuple)
     outs = out if is_tuple else (out,)
     dirty = ctx._dirty or ()
@@ -377,12 +457,43 @@ def _wrap_outputs(ctx, args, out, record):
     return tuple(results) if is_tuple else results[0]
 
 
+def _wrap_one(ctx, args, o, record):
+    """``_wrap_outputs`` for the common case (the hot path of a custom Function): a single
+    Tensor output, nothing marked dirty or non-differentiable."""
+    for a in args:
+        if o is a:
+            o = o._alias()
+            break
+    if record:
+        d = o._data
+        dt = _FROM_NP[d.dtype]
+        if dt.is_floating_point or dt.is_complex:
+            o._grad_fn = ctx
+            o._rg = True
+            o._output_nr = 0
+        elif o._rg and o._grad_fn is None:
+            o._rg = False
+        ctx._out_meta = ((d.shape, dt),)
+        saved = ctx.to_save
+        if saved:
+            if len(saved) == 1:
+                t = saved[0]
+                ctx.to_save = None
+                ctx._saved = (pack_saved(t, ctx, t is o and t._grad_fn is ctx),)
+            else:
+                _resolve_saved(ctx, (o,))
+    return o
+
+
 def _rebase_dirty(ctx, t, i, diff, args):
+    t._vc[0] += 1  # PyTorch bumps a dirty tensor's version once more when wrapping it
     if t._grad_fn is None and t._rg and t._base is None:
         raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
                            "operation.")
     if diff:
-        j = next(k for k, a in enumerate(args) if a is t)
+        # the position of t among the tensor inputs (the node's edges)
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        j = next(k for k, a in enumerate(tensors) if a is t)
         Tensor._rebase_history(t, ctx, i, j)
 
 
@@ -394,7 +505,12 @@ def _resolve_saved(ctx, outputs):
     ctx.to_save = None
     entries = []
     for t in to_save:
-        is_out = t is not None and any(t is o for o in outputs) and t._grad_fn is ctx
+        is_out = False
+        if t is not None:
+            for o in outputs:
+                if o is t:
+                    is_out = t._grad_fn is ctx
+                    break
         entries.append(pack_saved(t, ctx, is_out))
     ctx._saved = tuple(entries)
 

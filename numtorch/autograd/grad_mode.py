@@ -92,8 +92,8 @@ class set_grad_enabled(_DecoratorContextManager):
 
     def __init__(self, mode):
         if not isinstance(mode, bool):
-            raise TypeError(f"set_grad_enabled(): argument 'mode' must be bool, not "
-                            f"{type(mode).__name__}")
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be "
+                            f"bool, not {type(mode).__name__}")
         self.prev = STATE.enabled
         self.mode = mode
         STATE.enabled = mode

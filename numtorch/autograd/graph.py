@@ -23,6 +23,7 @@ class Node:
 
     __slots__ = ("next_functions", "_seq", "_pre_hooks", "_post_hooks", "_tensor_hooks",
                  "_retain", "metadata_", "__weakref__")
+    _out_meta = None  # a BackwardCFunction's per-output (shape, dtype); others: _n_outputs
 
     def name(self):
         return type(self).__name__
@@ -68,7 +69,7 @@ class Node:
         """Free saved state after a backward pass without ``retain_graph``."""
 
     def __repr__(self):
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
 
 class AccumulateGrad(Node):
@@ -103,10 +104,13 @@ class DelayedError(Node):
         self._n_outputs = len(edges)
 
     def name(self):
-        return "DelayedErrorBackward"
+        return "torch::autograd::Error"
 
     def _backward(self, grads, create_graph):
         raise RuntimeError(self.msg)
+
+
+DelayedError.__name__ = DelayedError.__qualname__ = "Error"  # PyTorch's type name for it
 
 
 _VERSION_MSG = (
@@ -125,7 +129,7 @@ _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
 
 def version_error(tensor, saved_version):
     from .._dtype import LEGACY_NAMES
-    fn = tensor._grad_fn
+    fn = tensor.grad_fn  # a view's regenerated one, as PyTorch names it
     origin = ""
     if fn is not None:
         origin = f", which is output {tensor._output_nr} of {_BACKWARD_SUFFIX.sub('', fn.name())},"

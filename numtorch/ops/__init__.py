@@ -7,7 +7,10 @@ import numpy as np
 from .._tensor import Tensor
 from . import elementwise as E, reduction as R, shape as S, indexing as I, linalg as L
 from . import inplace as IP
+from . import _base as B
 from ._base import BuiltinFunction
+from ._util import scalar_array, _SCALARS
+from ..autograd.grad_mode import STATE
 
 __all__ = ["FUNCTIONS"]
 
@@ -67,7 +70,10 @@ _METHODS = {
 def _install():
     for mod, names in _METHODS.items():
         for name in names:
-            setattr(Tensor, name, _method(getattr(mod, name)))
+            fn = getattr(mod, name)
+            # NOTE: a unary elementwise function serves as the method itself (one call less
+            # on a hot path: ``x.cos()`` inside backward formulas)
+            setattr(Tensor, name, fn if getattr(fn, "_unary_op", False) else _method(fn))
     for name in IP.BINARY:
         setattr(Tensor, name + "_", IP._binary_inplace(name))
     for name in IP.UNARY:
@@ -81,6 +87,7 @@ def _install():
         self, lambda t: I.scatter(t, dim, index, src, **kw), src)
     Tensor.scatter_add_ = lambda self, dim, index, src: IP.inplace(
         self, lambda t: I.scatter_add(t, dim, index, src), src)
+    Tensor.where = lambda self, condition, other: E.where(condition, self, other)
     Tensor.T = property(S.T_property)
     Tensor.mT = property(S.mT)
     Tensor.H = property(S.T_property)
@@ -97,13 +104,49 @@ def _install_operators():
             return fn(other, self) if reflected else fn(self, other)
         return op
 
+    def fast(cls, fn, ufunc):
+        # NOTE: the hot path of `x * y` / `x + 1.0`, e.g. inside every backward formula. A
+        # Tensor or Python-number operand goes straight to the op class (what ``fn`` does for
+        # it). When nothing is recorded and both are float data of one dtype, the op's forward
+        # is just ``ufunc``: call it here (anything unusual, such as a broadcasting error,
+        # takes the full path).
+        apply, slow = cls.apply, binary(fn)
+        make, scalar, scalars, ndarray = Tensor._make, scalar_array, _SCALARS, np.ndarray
+
+        def op(self, other):
+            t = type(other)
+            if t is Tensor:
+                if not ((self._rg or other._rg) and STATE.enabled) and B._interpose is None:
+                    a, b = self._data, other._data
+                    if a.dtype is b.dtype and a.dtype.kind in "fc":
+                        try:
+                            out = ufunc(a, b)
+                        except ValueError:
+                            return apply(self, other)
+                        return make(out if type(out) is ndarray else np.asarray(out),
+                                    None, False)
+                return apply(self, other)
+            if t is float or t is int:
+                if not (self._rg and STATE.enabled) and B._interpose is None:
+                    a = self._data
+                    dt = a.dtype
+                    if dt.kind in "fc":
+                        z = scalars.get((other, dt))
+                        out = ufunc(a, z if z is not None else scalar(other, dt))
+                        return make(out if type(out) is ndarray else np.asarray(out),
+                                    None, False)
+                return apply(self, other)
+            return slow(self, other)
+        op.__name__ = op.__qualname__ = fn.__name__
+        return op
+
     T = Tensor
-    T.__add__ = binary(E.add)
-    T.__radd__ = binary(E.add)
-    T.__sub__ = binary(E.sub)
-    T.__rsub__ = lambda self, other: E.rsub(self, other)
-    T.__mul__ = binary(E.mul)
-    T.__rmul__ = binary(E.mul)
+    T.__add__ = fast(E.Add, E.add, np.add)
+    T.__radd__ = fast(E.Add, E.add, np.add)
+    T.__sub__ = fast(E.Sub, E.sub, np.subtract)
+    T.__rsub__ = _fast_rsub
+    T.__mul__ = fast(E.Mul, E.mul, np.multiply)
+    T.__rmul__ = fast(E.Mul, E.mul, np.multiply)
     T.__truediv__ = binary(E.div)
     T.__rtruediv__ = binary(E.div, True)
     T.__floordiv__ = binary(E.floor_divide)
@@ -142,12 +185,30 @@ def _install_operators():
         setattr(T, name, getattr(T, fn))
 
 
+def _fast_rsub(self, other):
+    """``number - tensor``: as ``E.rsub``, with the no-recording float case inlined."""
+    t = type(other)
+    if (t is float or t is int) and not (self._rg and STATE.enabled) and B._interpose is None:
+        a = self._data
+        dt = a.dtype
+        if dt.kind in "fc":
+            z = _SCALARS.get((other, dt))
+            out = np.subtract(z if z is not None else scalar_array(other, dt), a)
+            return Tensor._make(out if type(out) is np.ndarray else np.asarray(out), None, False)
+    return E.rsub(self, other)
+
+
 def _invert(self):
     if self._data.dtype == np.bool_:
         return E.logical_not(self)
+    if self._data.dtype.kind in "fc":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
     return E.bitwise_not(self)
 
 
 _install()
 
 from . import conversion  # noqa: E402  (installs .to/.float/.new_* ...)
+from ._extra_methods import install_all as _install_extra  # noqa: E402
+_install_extra()  # Tensor methods of sorting, misc, special_ops ...

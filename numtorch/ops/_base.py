@@ -6,13 +6,18 @@ when nothing needs a gradient no node is built at all.
 """
 import numpy as np
 
-from ..autograd.function import Function, _link_inputs, _new_ctx
+from .. import _dtype as D
+from ..autograd.function import BackwardCFunction, Function
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import pack_saved
 from .._tensor import Tensor
 
 _ndarray = np.ndarray
 _make = Tensor._make
+_new = object.__new__
+_FROM_NP = D._FROM_NP
+# Set by numtorch.autograd._interpose while forward AD or vmap is active; None otherwise.
+_interpose = None
 
 
 class _NullCtx:
@@ -37,65 +42,217 @@ class _NullCtx:
 NULL_CTX = _NullCtx()
 
 
+class _BuiltinNode(BackwardCFunction):
+    """Base of built-in ops' nodes: forward saves ndarrays (trusted), resolved after it."""
+
+    __slots__ = ()
+
+    def save_for_backward(self, *arrays):
+        self.to_save = arrays
+
+
 class BuiltinFunction(Function):
     """Base of numtorch's own ops. Subclasses set ``_backward_name`` (e.g. 'MulBackward0')
     and ``_is_view`` when the output aliases input 0."""
 
     _builtin = True
     _is_view = False
+    _wrapped_scalars = ()  # arg positions where PyTorch wraps a Python scalar as a tensor
+    _view_step = None  # multi-output views: (args, i) -> the (op, args) making output i
+    _node_base = _BuiltinNode
 
     @classmethod
     def apply(cls, *args):
         """Run the op on Tensors (and non-tensor arguments) and return Tensor output(s)."""
-        record = False
-        arrays = []
-        for a in args:
+        # NOTE: the hot path of every op. One- and two-argument calls are unrolled; a node is
+        # built only when grad mode is on and some input requires grad.
+        if _interpose is not None:  # forward AD / vmap: see autograd/_interpose.py
+            out = _interpose(cls, args)
+            if out is not NotImplemented:
+                return out
+        n = len(args)
+        if n == 1:
+            a = args[0]
             if isinstance(a, Tensor):
-                arrays.append(a._data)
-                if a._rg:
-                    record = True
+                if a._rg and STATE.enabled:
+                    return _record1(cls, a)
+                arrays = (a._data,)
             else:
-                arrays.append(a)
-        if record and STATE.enabled:
-            return _apply_recorded(cls, args, arrays)
+                arrays = args
+        elif n == 2:
+            a, b = args
+            record = False
+            if isinstance(a, Tensor):
+                record = a._rg
+                a = a._data
+            if isinstance(b, Tensor):
+                record = record or b._rg
+                b = b._data
+            arrays = (a, b)
+            if record and STATE.enabled:
+                return _apply_recorded(cls, args, arrays)
+        else:
+            record = False
+            arrays = []
+            for a in args:
+                if isinstance(a, Tensor):
+                    arrays.append(a._data)
+                    if a._rg:
+                        record = True
+                else:
+                    arrays.append(a)
+            if record and STATE.enabled:
+                return _apply_recorded(cls, args, arrays)
         try:
             out = cls.forward(NULL_CTX, *arrays)
         except ValueError as e:
             raise _translate(e, arrays) from None
+        if type(out) is _ndarray and not cls._is_view:
+            return _make(out, None, False)
         if type(out) is tuple:
-            return tuple(_wrap_plain(cls, o, args) for o in out)
+            return tuple(_wrap_plain(cls, o, args, i) for i, o in enumerate(out))
         return _wrap_plain(cls, out, args)
 
 
-def _wrap_plain(cls, out, args):
+def _wrap_plain(cls, out, args, i=0):
     if type(out) is not _ndarray:
         if out is None or isinstance(out, (int, float, bool)) and not isinstance(out, np.generic):
             return out
         out = np.asarray(out)
     t = _make(out, None, False)
     if cls._is_view:
-        _mark_view(t, cls, args)
+        _mark_view(t, cls, args, i)
     return t
 
 
-def _mark_view(t, cls, args):
+def _mark_view(t, cls, args, i=0):
     base = args[0]
     t._vc = base._vc
     t._base = base if base._base is None else base._base
-    t._view = (base._view or ()) + ((cls, args[1:]),)
+    # a multi-output view op (unbind, split) names the single step that makes output i
+    step = cls._view_step(args[1:], i) if cls._view_step else (cls, args[1:])
+    t._view = (base._view or ()) + (step,)
+    t._view_ver = base._vc[0]
+
+
+_NO_EDGE = (None, 0)
+_WRAPPED_META = ((), None)  # a Python scalar operand: an edge, never a gradient
+
+
+_TRUE1 = (True,)
+
+
+def record_unary(cls, a, out, uses):
+    """Record ``out = f(a)`` for an elementwise unary op on float data (``ops._unary``),
+    which saves its input (``uses`` "x"), its output ("out") or nothing: ``_record1``,
+    ``forward`` and ``_finish`` folded into one step for the hottest ops."""
+    d = a._data
+    if type(out) is not _ndarray:
+        out = np.asarray(out)
+    ctx = _new(cls._backward_cls)
+    ctx._init_ctx()
+    fn = a._grad_fn
+    ctx._init_node(((fn, a._output_nr) if fn is not None and a._view is None else a._edge(),))
+    meta = ((d.shape, _FROM_NP[d.dtype]),)
+    ctx._in_meta = meta
+    dt = out.dtype
+    ctx._out_meta = meta if dt is d.dtype and out.shape == d.shape else \
+        ((out.shape, _FROM_NP[dt]),)
+    ctx.needs_input_grad = _TRUE1
+    t = _make(out, ctx, True)
+    if uses == "x":
+        ctx._saved = (pack_saved(a, ctx, False),)
+    elif uses == "out":
+        ctx._saved = (pack_saved(t, ctx, True),)
+    return t
+
+
+def _record1(cls, a):
+    """``_apply_recorded`` unrolled for one Tensor argument that requires grad."""
+    d = a._data
+    ctx = _new(cls._backward_cls)
+    ctx._init_ctx()
+    fn = a._grad_fn
+    ctx._init_node(((fn, a._output_nr) if fn is not None and a._view is None else a._edge(),))
+    ctx._in_meta = ((d.shape, _FROM_NP[d.dtype]),)
+    ctx.needs_input_grad = _TRUE1
+    try:
+        out = cls.forward(ctx, d)
+    except ValueError as e:
+        raise _translate(e, (d,)) from None
+    return _finish(cls, ctx, (a,), out)
 
 
 def _apply_recorded(cls, args, arrays):
-    ctx = _new_ctx(cls)
-    needs = tuple([isinstance(a, Tensor) and a._rg for a in args])
-    ctx.needs_input_grad = needs
-    _link_inputs(ctx, args, needs)
+    ctx = _new(cls._backward_cls)
+    ctx._init_ctx()
+    edges = []
+    needs = []
+    meta = []
+    # NOTE: as in PyTorch's next_functions, an edge for each floating tensor input and each
+    # Python scalar the op takes as a (wrapped) tensor; none for indices, masks, dims ...
+    wrapped = cls._wrapped_scalars
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor) and a._data.dtype.kind in "fc":
+            meta.append((a._data.shape, _FROM_NP[a._data.dtype]))
+            if a._rg:
+                fn = a._grad_fn
+                edges.append((fn, a._output_nr) if fn is not None and a._view is None
+                             else a._edge())
+                needs.append(True)
+                continue
+            edges.append(_NO_EDGE)
+        elif i in wrapped and not isinstance(a, Tensor):
+            meta.append(_WRAPPED_META)
+            edges.append(_NO_EDGE)
+        else:
+            meta.append(None)
+        needs.append(False)
+    ctx._init_node(tuple(edges))
+    ctx._in_meta = tuple(meta)
+    ctx.needs_input_grad = tuple(needs)
     try:
         out = cls.forward(ctx, *arrays)
     except ValueError as e:
         raise _translate(e, arrays) from None
-    is_tuple = type(out) is tuple
-    outs = out if is_tuple else (out,)
+    return _finish(cls, ctx, args, out)
+
+
+def _finish(cls, ctx, args, out):
+    """Wrap forward's result(s) as outputs of ``ctx`` and resolve what it saved."""
+    if type(out) is not _ndarray:
+        if type(out) is tuple:
+            return _wrap_recorded_tuple(cls, ctx, args, out)
+        raw, out = out, np.asarray(out)
+        if ctx.to_save:  # NOTE: a 0-d result comes as a NumPy scalar: saved, it is the output
+            ctx.to_save = tuple([out if x is raw else x for x in ctx.to_save])
+    dt = out.dtype
+    kind = dt.kind
+    if kind == "f" or kind == "c":
+        t = _make(out, ctx, True)
+    else:
+        t = _make(out, None, False)
+    if cls._is_view:
+        _mark_view(t, cls, args)
+    meta = ctx._in_meta
+    shape = out.shape
+    # NOTE: most ops keep shape and dtype: share the input's meta tuple (fewer allocations)
+    if len(meta) == 1 and meta[0] is not None and meta[0][0] == shape and \
+            meta[0][1].np is dt:
+        ctx._out_meta = meta
+    else:
+        ctx._out_meta = ((shape, _FROM_NP[dt]),)
+    saved = ctx.to_save
+    if saved:
+        ctx.to_save = None
+        if len(saved) == 1:
+            ctx._saved = (_entry_for(ctx, saved[0], args, (t,)),)
+        else:
+            ctx._saved = tuple([_entry_for(ctx, x, args, (t,)) for x in saved])
+    return t
+
+
+def _wrap_recorded_tuple(cls, ctx, args, outs):
     results = []
     meta = []
     for i, o in enumerate(outs):
@@ -106,13 +263,13 @@ def _apply_recorded(cls, args, arrays):
         t = _make(o, ctx if diff else None, diff)
         t._output_nr = i
         if cls._is_view:
-            _mark_view(t, cls, args)
+            _mark_view(t, cls, args, i)
         results.append(t)
         meta.append((o.shape, t.dtype))
     ctx._out_meta = tuple(meta)
     if ctx.to_save:
         _resolve_saved_arrays(ctx, args, results)
-    return tuple(results) if is_tuple else results[0]
+    return tuple(results)
 
 
 def _resolve_saved_arrays(ctx, args, outputs):
@@ -127,11 +284,11 @@ def _resolve_saved_arrays(ctx, args, outputs):
 def _entry_for(ctx, a, args, outputs):
     if a is None:
         return None
-    if isinstance(a, Tensor):
-        return pack_saved(a, ctx, False)
     for t in args:
         if isinstance(t, Tensor) and t._data is a:
             return pack_saved(t, ctx, False)
+    if isinstance(a, Tensor):
+        return pack_saved(a, ctx, False)
     for t in outputs:
         if t._data is a:
             return pack_saved(t, ctx, t._grad_fn is ctx)

@@ -1,4 +1,6 @@
 """Small helpers shared by the op families: dim wrapping, dtype promotion on arrays."""
+import math
+
 import numpy as np
 
 from .. import _dtype as D
@@ -68,7 +70,7 @@ def binary_dtype(a, b):
         if type(b) is _ndarray:
             if a.dtype is b.dtype:
                 return a.dtype
-        elif type(b) is float and a.dtype.kind in "fc":
+        elif (type(b) is float or type(b) is int) and a.dtype.kind in "fc":
             return a.dtype
     return result_np(a, b)
 
@@ -82,6 +84,28 @@ def cast(x, npdt):
     if npdt.kind == "f" and npdt.itemsize < 8 and type(x) is not bool:
         return npdt.type(x)
     return x
+
+
+_SCALARS = {}
+
+
+def scalar_array(x, npdt):
+    """Python number ``x`` as a read-only 0-d array of float/complex dtype ``npdt`` (cached).
+
+    Same values as ``cast(x, npdt)``, but NumPy combines a tiny array with a 0-d array about
+    twice as fast as with a Python or NumPy scalar. Zero (whose sign the key loses), NaN (never
+    equal to itself) and values that overflow ``npdt`` are not cached.
+    """
+    key = (x, npdt)
+    arr = _SCALARS.get(key)
+    if arr is None:
+        arr = np.asarray(cast(x, npdt), npdt)
+        if x != 0 and x == x and (math.isinf(x) or np.isfinite(arr)):
+            if len(_SCALARS) >= 512:
+                _SCALARS.clear()
+            arr.flags.writeable = False
+            _SCALARS[key] = arr
+    return arr
 
 
 def default_float_np():

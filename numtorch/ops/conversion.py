@@ -75,10 +75,8 @@ def _new_factory(kind):
         dt = self.dtype if dtype is None else dtype
         if kind == "full":
             size, value = size[0], size[1]
-            t = C.full(size, value, dtype=dt)
-        else:
-            t = getattr(C, kind)(*size, dtype=dt)
-        return t.requires_grad_(requires_grad) if requires_grad else t
+            return C.full(size, value, dtype=dt, requires_grad=requires_grad)
+        return getattr(C, kind)(*size, dtype=dt, requires_grad=requires_grad)
     new.__name__ = "new_" + kind
     return new
 

@@ -15,8 +15,10 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from . import _base as _B
 from ._base import BuiltinFunction
-from ._util import binary_dtype, cast, float_np, result_np, as_array
+from ..autograd.grad_mode import STATE
+from ._util import binary_dtype, cast, float_np, result_np, as_array, scalar_array
 
 _ndarray = np.ndarray
 _make = Tensor._make
@@ -32,7 +34,7 @@ def operand(x, op="add"):
         return _make(x, None, False)
     if isinstance(x, (int, float, complex)):
         return x
-    raise TypeError(f"{op}(): argument 'other' (position 1) must be Tensor, not "
+    raise TypeError(f"{op}(): argument 'other' (position 2) must be Tensor, not "
                     f"{type(x).__name__}")
 
 
@@ -59,24 +61,34 @@ def _pair(ctx):
 class Add(BuiltinFunction):
     """out = a + alpha * b;  da = g, db = alpha * g."""
     _backward_name = "AddBackward0"
+    _wrapped_scalars = (0, 1)
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
+        if alpha == 1 and type(a) is _ndarray:  # fast paths: same dtypes, or a Python number
+            tb = type(b)
+            if tb is _ndarray:
+                if a.dtype is b.dtype:
+                    return np.add(a, b)
+            elif (tb is float or tb is int) and a.dtype.kind in "fc":
+                return np.add(a, scalar_array(b, a.dtype))
         dt = binary_dtype(a, b)
-        ctx.alpha = alpha
         if alpha != 1:
+            ctx.alpha = alpha
             b = np.multiply(cast(b, dt), alpha) if type(b) is _ndarray else b * alpha
         return np.add(cast(a, dt), cast(b, dt))
 
     @staticmethod
     def backward(ctx, g):
         na, nb = ctx.needs_input_grad[:2]
-        return (g if na else None), ((g if ctx.alpha == 1 else g * ctx.alpha) if nb else None)
+        alpha = getattr(ctx, "alpha", 1)
+        return (g if na else None), ((g if alpha == 1 else g * alpha) if nb else None)
 
 
 class Sub(BuiltinFunction):
     """out = a - alpha * b;  da = g, db = -alpha * g."""
     _backward_name = "SubBackward0"
+    _wrapped_scalars = (0, 1)
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -101,8 +113,11 @@ class Rsub(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
-        dt = binary_dtype(a, b)
         ctx.alpha = alpha
+        if alpha == 1 and type(a) is _ndarray and (type(b) is float or type(b) is int) \
+                and a.dtype.kind in "fc":  # fast path: Python number - float tensor
+            return np.subtract(scalar_array(b, a.dtype), a)
+        dt = binary_dtype(a, b)
         return np.subtract(cast(b, dt), np.multiply(cast(a, dt), alpha) if alpha != 1
                            else cast(a, dt))
 
@@ -114,18 +129,34 @@ class Rsub(BuiltinFunction):
 class Mul(BuiltinFunction):
     """out = a * b;  da = g * b, db = g * a."""
     _backward_name = "MulBackward0"
+    _wrapped_scalars = (0, 1)
 
     @staticmethod
     def forward(ctx, a, b):
+        if type(a) is _ndarray:  # fast paths: same dtypes, or a Python number
+            tb = type(b)
+            if tb is _ndarray:
+                if a.dtype is b.dtype:
+                    # as PyTorch: each operand is saved only for the other one's gradient
+                    na, nb = ctx.needs_input_grad[:2]
+                    ctx.save_for_backward(a if nb else None, b if na else None)
+                    return np.multiply(a, b)
+            elif (tb is float or tb is int) and a.dtype.kind in "fc":
+                ctx.scalar = b  # a Python number: the tensor itself is not needed
+                return np.multiply(a, scalar_array(b, a.dtype))
         dt = binary_dtype(a, b)
         _save_pair(ctx, a, b)
         return np.multiply(cast(a, dt), cast(b, dt))
 
     @staticmethod
     def backward(ctx, g):
-        a, b = _pair(ctx)
         na, nb = ctx.needs_input_grad[:2]
-        return (g * b if na else None), (g * a if nb else None)
+        saved = ctx.saved_tensors
+        if not saved:  # tensor * Python number
+            return (g * ctx.scalar if na else None), None
+        a, b = saved
+        return ((g * (ctx.scalar if b is None else b)) if na else None), \
+            ((g * (ctx.scalar if a is None else a)) if nb else None)
 
 
 def _true_div_dtype(a, b):
@@ -136,6 +167,7 @@ def _true_div_dtype(a, b):
 class Div(BuiltinFunction):
     """out = a / b;  da = g / b, db = -g * a / b**2."""
     _backward_name = "DivBackward0"
+    _wrapped_scalars = (0, 1)
 
     @staticmethod
     def forward(ctx, a, b):
@@ -160,6 +192,10 @@ class Pow(BuiltinFunction):
         if dt.kind in "iu" and _has_negative(b):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         _save_pair(ctx, a, b)
+        if dt.kind == "b":
+            if type(b) is _ndarray:
+                raise NotImplementedError('"pow" not implemented for \'Bool\'')
+            return np.power(a.astype(np.uint8), int(b)).astype(dt)  # NumPy would give int8
         return np.power(cast(a, dt), cast(b, dt))
 
     @staticmethod
@@ -203,7 +239,7 @@ def _floor_divide_arrays(a, b):
 
 class Remainder(BuiltinFunction):
     """out = a - floor(a / b) * b;  da = g, db = -g * floor(a / b)."""
-    _backward_name = "RemainderBackward0"
+    _backward_name = "RemainderBackward0"  # a scalar b; RemainderTensor for a tensor b
 
     @staticmethod
     def forward(ctx, a, b):
@@ -223,7 +259,7 @@ class Remainder(BuiltinFunction):
 
 class Fmod(BuiltinFunction):
     """out = a - trunc(a / b) * b;  da = g, db = -g * trunc(a / b)."""
-    _backward_name = "FmodBackward0"
+    _backward_name = "FmodBackward0"  # a scalar b; FmodTensor for a tensor b
 
     @staticmethod
     def forward(ctx, a, b):
@@ -236,6 +272,14 @@ class Fmod(BuiltinFunction):
         a, b = _pair(ctx)
         na, nb = ctx.needs_input_grad[:2]
         return (g if na else None), (-g * trunc(div(a, b)) if nb else None)
+
+
+class RemainderTensor(Remainder):
+    _backward_name = "RemainderBackward1"
+
+
+class FmodTensor(Fmod):
+    _backward_name = "FmodBackward1"
 
 
 class Atan2(BuiltinFunction):
@@ -299,32 +343,53 @@ def _minmax_grads(ctx, g, first, tie):
 def _unary(name, np_fn, grad, uses="x", float_only=True, bw=None, int_ok=True):
     """Make a unary op class: ``grad(g, x, out)`` gives the input gradient as Tensors."""
 
-    def forward(ctx, x):
+    # NOTE: one forward/backward pair per ``uses``, so the hot path makes no choices
+    def prepare(x):
         if float_only and x.dtype.kind not in "fc":
-            x = x.astype(D._state["default"].np)
-        out = np_fn(x)
-        if uses == "x":
-            ctx.save_for_backward(x)
-        elif uses == "out":
-            ctx.save_for_backward(out)
-        elif uses == "both":
-            ctx.save_for_backward(x, out)
-        return out
+            return x.astype(D._state["default"].np)
+        return x
 
-    def backward(ctx, g):
-        saved = ctx.saved_tensors
-        if uses == "x":
-            return grad(g, saved[0], None)
-        if uses == "out":
-            return grad(g, None, saved[0])
-        if uses == "both":
-            return grad(g, saved[0], saved[1])
-        return grad(g, None, None)
+    if uses == "x":
+        def forward(ctx, x):
+            if x.dtype.kind not in "fc":
+                x = prepare(x)
+            ctx.save_for_backward(x)
+            return np_fn(x)
+
+        def backward(ctx, g):
+            return grad(g, ctx.saved_tensors[0], None)
+    elif uses == "out":
+        def forward(ctx, x):
+            out = np_fn(x if x.dtype.kind in "fc" else prepare(x))
+            ctx.save_for_backward(out)
+            return out
+
+        def backward(ctx, g):
+            return grad(g, None, ctx.saved_tensors[0])
+    elif uses == "both":
+        def forward(ctx, x):
+            x = prepare(x)
+            out = np_fn(x)
+            ctx.save_for_backward(x, out)
+            return out
+
+        def backward(ctx, g):
+            x, out = ctx.saved_tensors
+            return grad(g, x, out)
+    else:
+        def forward(ctx, x):
+            return np_fn(prepare(x))
+
+        def backward(ctx, g):
+            return grad(g, None, None)
 
     cls = type(name, (BuiltinFunction,), {
         "_backward_name": bw or f"{name}Backward0", "__doc__": f"Elementwise {name.lower()}.",
         "forward": staticmethod(forward), "backward": staticmethod(backward),
         "__module__": __name__})
+    # forward on float data, for the fast paths of ``_unary_fn``
+    cls._np_fn = staticmethod(np_fn)
+    cls._uses = uses
     return cls
 
 
@@ -337,7 +402,7 @@ Expm1 = _unary("Expm1", np.expm1, lambda g, x, o: g * (o + 1), uses="out")
 Log = _unary("Log", np.log, lambda g, x, o: g / x)
 Log2 = _unary("Log2", np.log2, lambda g, x, o: g / (x * _LN2))
 Log10 = _unary("Log10", np.log10, lambda g, x, o: g / (x * _LN10))
-Log1p = _unary("Log1p", np.log1p, lambda g, x, o: g / (x + 1))
+Log1p = _unary("Log1p", np.log1p, lambda g, x, o: g / (x + 1), bw="Log1PBackward0")
 Sqrt = _unary("Sqrt", np.sqrt, lambda g, x, o: g / (o * 2), uses="out")
 Rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), lambda g, x, o: g * o.pow(3) * -0.5,
                uses="out")
@@ -350,11 +415,66 @@ Acos = _unary("Acos", np.arccos, lambda g, x, o: -g * (1 - x * x).rsqrt())
 Atan = _unary("Atan", np.arctan, lambda g, x, o: g / (x * x + 1))
 Sinh = _unary("Sinh", np.sinh, lambda g, x, o: g * x.cosh())
 Cosh = _unary("Cosh", np.cosh, lambda g, x, o: g * x.sinh())
-Tanh = _unary("Tanh", np.tanh, lambda g, x, o: g * (1 - o * o), uses="out")
+Tanh = _unary("Tanh", np.tanh, lambda g, x, o: TanhBackward.apply(g, o), uses="out")
 Asinh = _unary("Asinh", np.arcsinh, lambda g, x, o: g * (x * x + 1).rsqrt())
 Acosh = _unary("Acosh", np.arccosh, lambda g, x, o: g * (x * x - 1).rsqrt())
 Atanh = _unary("Atanh", np.arctanh, lambda g, x, o: g / (1 - x * x))
-Sigmoid = _unary("Sigmoid", lambda x: _sigmoid(x), lambda g, x, o: g * o * (1 - o), uses="out")
+Sigmoid = _unary("Sigmoid", lambda x: _sigmoid(x), lambda g, x, o: SigmoidBackward.apply(g, o),
+                 uses="out")
+
+
+class TanhBackward(BuiltinFunction):
+    """PyTorch's ``tanh_backward``: out = g * (1 - y**2);  dg = gg * (1 - y**2),
+    dy = -2 * gg * g * y. One op instead of three in every tanh backward."""
+    _backward_name = "TanhBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, y):
+        dt = g.dtype
+        if y.dtype is not dt:
+            dt = binary_dtype(g, y)
+            g, y = cast(g, dt), cast(y, dt)
+        ctx.save_for_backward(g, y)
+        # NOTE: a 0-d one (NumPy is faster so than with a Python 1), and in place on fresh
+        # temporaries
+        t = np.subtract(scalar_array(1, dt), np.multiply(y, y))
+        return _mul_into(g, t)
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, y = ctx.saved_tensors
+        ng, ny = ctx.needs_input_grad[:2]
+        return (TanhBackward.apply(gg, y) if ng else None), (gg * g * y * -2 if ny else None)
+
+
+class SigmoidBackward(BuiltinFunction):
+    """PyTorch's ``sigmoid_backward``: out = g * y * (1 - y);  dg = gg * y * (1 - y),
+    dy = gg * g * (1 - 2 * y)."""
+    _backward_name = "SigmoidBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, y):
+        dt = g.dtype
+        if y.dtype is not dt:
+            dt = binary_dtype(g, y)
+            g, y = cast(g, dt), cast(y, dt)
+        ctx.save_for_backward(g, y)
+        return _mul_into(g, np.multiply(np.subtract(scalar_array(1, dt), y), y))
+
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, y = ctx.saved_tensors
+        ng, ny = ctx.needs_input_grad[:2]
+        return (SigmoidBackward.apply(gg, y) if ng else None), \
+            (gg * g * (1 - 2 * y) if ny else None)
+
+
+def _mul_into(g, t):
+    """``g * t``, written into ``t`` (a fresh temporary) when the shapes allow."""
+    if type(t) is _ndarray and g.shape == t.shape:
+        return np.multiply(g, t, out=t)
+    return np.multiply(g, t)
 Abs = _unary("Abs", np.abs, lambda g, x, o: g * x.sgn(), float_only=False)
 Relu = _unary("Relu", lambda x: np.maximum(x, 0), lambda g, x, o: g * (o > 0).to(g.dtype),
               uses="out", float_only=False)
@@ -366,12 +486,34 @@ def _zero_grad_op(name, np_fn):
     return _unary(name, np_fn, lambda g, x, o: g * 0, uses=None, float_only=False)
 
 
-Sign = _zero_grad_op("Sign", np.sign)
-Sgn = _zero_grad_op("Sgn", np.sign)
+def _sign(x):
+    return np.where(np.isnan(x), 0, np.sign(x)).astype(x.dtype)  # PyTorch: sign(nan) == 0
+
+
+Sign = _zero_grad_op("Sign", _sign)
+Sgn = _zero_grad_op("Sgn", _sign)
 Floor = _zero_grad_op("Floor", np.floor)
 Ceil = _zero_grad_op("Ceil", np.ceil)
 Trunc = _zero_grad_op("Trunc", np.trunc)
 Round = _zero_grad_op("Round", np.round)
+
+
+class RoundDecimals(BuiltinFunction):
+    """out = x rounded to ``decimals`` places;  dx = 0."""
+    _backward_name = "RoundBackward1"
+
+    @staticmethod
+    def forward(ctx, x, decimals):
+        # NOTE: this module's abs/round shadow the builtins
+        ten_pow = np.asarray(10.0 ** (decimals if decimals > 0 else -decimals),
+                             x.dtype if x.dtype.kind == "f" else None)
+        if decimals > 0:
+            return np.round(x * ten_pow) / ten_pow
+        return np.round(x / ten_pow) * ten_pow
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 0, None
 Frac = _unary("Frac", lambda x: x - np.trunc(x), lambda g, x, o: g, uses=None)
 
 
@@ -416,6 +558,14 @@ class Clamp(BuiltinFunction):
         return g * mask.to(g.dtype), None, None
 
 
+class ClampMin(Clamp):
+    _backward_name = "ClampMinBackward0"
+
+
+class ClampMax(Clamp):
+    _backward_name = "ClampMaxBackward0"
+
+
 class ClampTensor(BuiltinFunction):
     """Clamp with tensor bounds: gradients flow to x inside, to the active bound outside."""
     _backward_name = "ClampBackward0"
@@ -448,6 +598,14 @@ class ClampTensor(BuiltinFunction):
         return g * inside.to(g.dtype), glo, ghi
 
 
+class ClampMinTensor(ClampTensor):
+    _backward_name = "ClampMinBackward1"
+
+
+class ClampMaxTensor(ClampTensor):
+    _backward_name = "ClampMaxBackward1"
+
+
 def ones_bool(x):
     return _make(np.ones(x._data.shape, bool), None, False)
 
@@ -455,6 +613,7 @@ def ones_bool(x):
 class Where(BuiltinFunction):
     """out = cond ? a : b;  da = g where cond, db = g elsewhere."""
     _backward_name = "WhereBackward0"
+    _wrapped_scalars = (1, 2)
 
     @staticmethod
     def forward(ctx, cond, a, b):
@@ -497,9 +656,12 @@ def add(input, other, *, alpha=1, out=None):
     """``input + alpha * other`` with broadcasting and type promotion."""
     input, other = _tensor_first(input, other, "add")
     if not isinstance(input, Tensor):
-        return _out(out, Add.apply(other, input, alpha) if alpha == 1 else
+        return _out(out, Add.apply(other, input) if alpha == 1 else
                     Rsub.apply(other, input, -alpha))
-    return _out(out, Add.apply(input, other, alpha))
+    # NOTE: alpha is passed only when it is not 1, so that the node has one edge per tensor
+    # operand, as PyTorch's AddBackward0 does
+    return _out(out, Add.apply(input, other) if alpha == 1 else
+                Add.apply(input, other, alpha))
 
 
 def sub(input, other, *, alpha=1, out=None):
@@ -507,7 +669,7 @@ def sub(input, other, *, alpha=1, out=None):
     input, other = _tensor_first(input, other, "sub")
     if not isinstance(input, Tensor):
         return _out(out, Rsub.apply(other, input, alpha))
-    return _out(out, Sub.apply(input, other, alpha))
+    return _out(out, Sub.apply(input, other) if alpha == 1 else Sub.apply(input, other, alpha))
 
 
 subtract = sub
@@ -570,12 +732,14 @@ def remainder(input, other, *, out=None):
     input, other = _tensor_first(input, other, "remainder")
     if not isinstance(input, Tensor):
         input = _make(np.asarray(input, result_np(input)), None, False)
-    return _out(out, Remainder.apply(input, other))
+    cls = RemainderTensor if isinstance(other, Tensor) else Remainder
+    return _out(out, cls.apply(input, other))
 
 
 def fmod(input, other, *, out=None):
     """C-style modulus (the result has the sign of ``input``)."""
-    return _out(out, Fmod.apply(input, operand(other, "fmod")))
+    other = operand(other, "fmod")
+    return _out(out, (FmodTensor if isinstance(other, Tensor) else Fmod).apply(input, other))
 
 
 def pow(input, exponent, *, out=None):
@@ -604,12 +768,19 @@ def atan2(input, other, *, out=None):
 arctan2 = atan2
 
 
+def _tensor_other(other, op):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{op}(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")
+    return other
+
+
 def maximum(input, other, *, out=None):
-    return _out(out, Maximum.apply(input, operand(other, "maximum")))
+    return _out(out, Maximum.apply(input, _tensor_other(other, "maximum")))
 
 
 def minimum(input, other, *, out=None):
-    return _out(out, Minimum.apply(input, operand(other, "minimum")))
+    return _out(out, Minimum.apply(input, _tensor_other(other, "minimum")))
 
 
 def fmax(input, other, *, out=None):
@@ -623,10 +794,28 @@ def fmin(input, other, *, out=None):
 
 
 def _unary_fn(cls, name):
+    apply = cls.apply
+    np_fn = cls.__dict__.get("_np_fn")
+    np_fn = np_fn.__func__ if np_fn is not None else None
+    uses = cls.__dict__.get("_uses")
+    record = _B.record_unary
+
     def fn(input, *, out=None):
-        return _out(out, cls.apply(input))
+        # NOTE: fast paths for float data and no out= (e.g. ``x.cos()`` in a backward
+        # formula, ``torch.sin(x)`` in a model): the op's forward is just its NumPy function
+        if np_fn is not None and out is None and type(input) is Tensor and \
+                _B._interpose is None:
+            d = input._data
+            if d.dtype.kind in "fc":
+                if input._rg and STATE.enabled:
+                    return record(cls, input, np_fn(d), uses)
+                r = np_fn(d)
+                return _make(r if type(r) is _ndarray else np.asarray(r), None, False)
+        result = apply(input)
+        return result if out is None else _out(out, result)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}`` of ``input``."
+    fn._unary_op = True  # installed directly as the Tensor method (see ops/__init__.py)
     return fn
 
 
@@ -679,8 +868,7 @@ negative = neg
 def round(input, *, decimals=0, out=None):
     """Round half to even; with ``decimals``, to that many decimal places."""
     if decimals:
-        scale = 10.0 ** decimals
-        return _out(out, Round.apply(input * scale) / scale)
+        return _out(out, RoundDecimals.apply(input, decimals))
     return _out(out, Round.apply(input))
 
 
@@ -699,11 +887,17 @@ clip = clamp
 
 
 def clamp_min(input, min):
-    return clamp(input, min=min)
+    """``max(input, min)`` elementwise (gradient to ``input`` where it is not below)."""
+    if isinstance(min, Tensor):
+        return ClampMinTensor.apply(input, min, None)
+    return ClampMin.apply(input, min, None)
 
 
 def clamp_max(input, max):
-    return clamp(input, max=max)
+    """``min(input, max)`` elementwise (gradient to ``input`` where it is not above)."""
+    if isinstance(max, Tensor):
+        return ClampMaxTensor.apply(input, None, max)
+    return ClampMax.apply(input, None, max)
 
 
 def where(condition, input=None, other=None, *, out=None):
@@ -715,7 +909,7 @@ def where(condition, input=None, other=None, *, out=None):
                                                                   False)
     if cond._data.dtype.kind != "b":
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a "
-                           f"tensor with dtype {cond.dtype.name.capitalize()}")
+                           f"tensor with dtype {D.SCALAR_NAMES[cond.dtype]}")
     input, other = operand(input, "where"), operand(other, "where")
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         dt = result_np(input, other)
@@ -723,55 +917,267 @@ def where(condition, input=None, other=None, *, out=None):
     return _out(out, Where.apply(cond, input, other))
 
 
+class Lerp(BuiltinFunction):
+    """out = a + w * (b - a), scalar w;  da = g * (1 - w), db = g * w."""
+    _backward_name = "LerpBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, w):
+        ctx.w = w
+        return np.asarray(a + w * (b - a))
+
+    @staticmethod
+    def backward(ctx, g):
+        na, nb = ctx.needs_input_grad[:2]
+        return (g * (1 - ctx.w) if na else None), (g * ctx.w if nb else None), None
+
+
+class LerpTensor(BuiltinFunction):
+    """out = a + w * (b - a), tensor w;  da = g (1 - w), db = g w, dw = g (b - a)."""
+    _backward_name = "LerpBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b, w):
+        ctx.save_for_backward(a, b, w)
+        return np.asarray(a + w * (b - a))
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b, w = ctx.saved_tensors
+        na, nb, nw = ctx.needs_input_grad[:3]
+        return ((g * (1 - w) if na else None), (g * w if nb else None),
+                (g * (b - a) if nw else None))
+
+
 def lerp(input, end, weight):
     """``input + weight * (end - input)``."""
-    return input + weight * (end - input)
+    if isinstance(weight, Tensor):
+        return LerpTensor.apply(input, end, weight)
+    return Lerp.apply(input, end, weight)
+
+
+class Addcmul(BuiltinFunction):
+    """out = a + v * t1 * t2;  da = g, dt1 = g v t2, dt2 = g v t1."""
+    _backward_name = "AddcmulBackward0"
+
+    @staticmethod
+    def forward(ctx, a, t1, t2, value):
+        ctx.save_for_backward(t1, t2)
+        ctx.value = value
+        dt = result_np(a, t1, t2)
+        return np.asarray(a + value * t1 * t2, dtype=dt)
+
+    @staticmethod
+    def backward(ctx, g):
+        t1, t2 = ctx.saved_tensors
+        na, n1, n2 = ctx.needs_input_grad[:3]
+        v = ctx.value
+        return ((g if na else None), (g * v * t2 if n1 else None),
+                (g * v * t1 if n2 else None), None)
+
+
+class Addcdiv(BuiltinFunction):
+    """out = a + v * t1 / t2;  da = g, dt1 = g v / t2, dt2 = -g v t1 / t2**2."""
+    _backward_name = "AddcdivBackward0"
+
+    @staticmethod
+    def forward(ctx, a, t1, t2, value):
+        ctx.save_for_backward(t1, t2)
+        ctx.value = value
+        dt = result_np(a, t1, t2)
+        return np.asarray(a + value * t1 / t2, dtype=dt)
+
+    @staticmethod
+    def backward(ctx, g):
+        t1, t2 = ctx.saved_tensors
+        na, n1, n2 = ctx.needs_input_grad[:3]
+        v = ctx.value
+        return ((g if na else None), (g * v / t2 if n1 else None),
+                (-g * v * t1 / (t2 * t2) if n2 else None), None)
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):
-    return input + value * tensor1 * tensor2
+    """``input + value * tensor1 * tensor2``."""
+    return Addcmul.apply(input, tensor1, tensor2, value)
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
-    return input + value * tensor1 / tensor2
+    """``input + value * tensor1 / tensor2``."""
+    return Addcdiv.apply(input, tensor1, tensor2, value)
+
+
+class Hypot(BuiltinFunction):
+    """out = sqrt(a**2 + b**2);  da = g a / out, db = g b / out."""
+    _backward_name = "HypotBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = np.hypot(a, b)
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b, out = ctx.saved_tensors
+        na, nb = ctx.needs_input_grad[:2]
+        return (g * a / out if na else None), (g * b / out if nb else None)
 
 
 def hypot(input, other):
-    return sqrt(input * input + other * other)
+    """``sqrt(input**2 + other**2)`` elementwise."""
+    return Hypot.apply(input, other)
+
+
+class Xlogy(BuiltinFunction):
+    """out = x * log(y) (0 where x == 0);  dx = g log(y) where x != 0, dy = g x / y."""
+    _backward_name = "XlogyBackward0"
+    _wrapped_scalars = ()
+
+    @staticmethod
+    def forward(ctx, x, y):
+        dt = float_np(binary_dtype(x, y))
+        _save_pair(ctx, x, y)
+        x, y = cast(x, dt), cast(y, dt)
+        with np.errstate(all="ignore"):
+            out = np.where(np.asarray(x) == 0, 0, x * np.log(y))
+        return np.where(np.isnan(y), np.nan, out).astype(dt)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = _pair(ctx)
+        nx, ny = ctx.needs_input_grad[:2]
+        gx = gy = None
+        if nx:
+            logy = log(y) if isinstance(y, Tensor) else math.log(y)
+            gx = g * where(x != 0, logy, 0.0) if isinstance(x, Tensor) else None
+        if ny:
+            gy = g * x / y
+        return gx, gy
+
+
+class XlogyScalarOther(Xlogy):
+    _backward_name = "XlogyBackward2"
+
+
+class XlogyScalarSelf(Xlogy):
+    _backward_name = "XlogyBackward1"
 
 
 def xlogy(input, other):
-    return where(input == 0, 0.0, input * log(operand(other)))
+    """``input * log(other)``, 0 where ``input`` is 0."""
+    if not isinstance(input, Tensor):
+        return XlogyScalarSelf.apply(input, operand(other, "xlogy"))
+    if not isinstance(other, Tensor):
+        return XlogyScalarOther.apply(input, operand(other, "xlogy"))
+    return Xlogy.apply(input, other)
+
+
+class Logaddexp(BuiltinFunction):
+    """out = log(exp(a) + exp(b));  da = g / (1 + exp(b - a)), db = g / (1 + exp(a - b))."""
+    _backward_name = "LogaddexpBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.logaddexp(a, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        na, nb = ctx.needs_input_grad[:2]
+        return ((g / ((b - a).exp() + 1) if na else None),
+                (g / ((a - b).exp() + 1) if nb else None))
 
 
 def logaddexp(input, other):
-    m = maximum(input, other).detach()
-    return m + log(exp(input - m) + exp(other - m))
+    """``log(exp(input) + exp(other))`` computed stably."""
+    return Logaddexp.apply(input, other)
+
+
+class Logit(BuiltinFunction):
+    """out = log(x / (1 - x)) (x clamped to [eps, 1 - eps]);  dx = g / (x (1 - x)) inside."""
+    _backward_name = "LogitBackward0"
+
+    @staticmethod
+    def forward(ctx, x, eps):
+        if x.dtype.kind not in "fc":
+            x = x.astype(D._state["default"].np)
+        ctx.save_for_backward(x)
+        ctx.eps = eps
+        z = x if eps is None else np.clip(x, eps, 1 - eps)
+        return np.log(z / (1 - z))
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        grad = g / (x * (1 - x))
+        if ctx.eps is None:
+            return grad, None
+        inside = (x >= ctx.eps) & (x <= 1 - ctx.eps)
+        return where(inside, grad, 0.0), None
 
 
 def logit(input, eps=None):
-    x = input if eps is None else clamp(input, eps, 1 - eps)
-    return log(x / (1 - x))
+    """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when given."""
+    return Logit.apply(input, eps)
 
 
-def deg2rad(input):
-    return input * (math.pi / 180)
+Deg2Rad = _unary("Deg2Rad", lambda x: x * np.asarray(math.pi / 180, x.dtype),
+                 lambda g, x, o: g * (math.pi / 180), uses=None)
+Rad2Deg = _unary("Rad2Deg", lambda x: x * np.asarray(180 / math.pi, x.dtype),
+                 lambda g, x, o: g * (180 / math.pi), uses=None)
+deg2rad = _unary_fn(Deg2Rad, "deg2rad")
+rad2deg = _unary_fn(Rad2Deg, "rad2deg")
 
 
-def rad2deg(input):
-    return input * (180 / math.pi)
+class Copysign(BuiltinFunction):
+    """out = |a| with the sign of b;  da = g * sign(a) * sign(out) (0 where a == 0)."""
+    _backward_name = "CopysignBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        dt = float_np(binary_dtype(a, b))
+        out = np.copysign(cast(a, dt), cast(b, dt))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        a, out = ctx.saved_tensors
+        ga = g * where(a == 0, 0.0, a.sgn() * out.sgn()) if ctx.needs_input_grad[0] else None
+        gb = g * 0 if len(ctx.needs_input_grad) > 1 and ctx.needs_input_grad[1] else None
+        return ga, gb
+
+
+class CopysignScalar(Copysign):
+    _backward_name = "CopysignBackward1"
 
 
 def copysign(input, other):
-    o = other._data if isinstance(other, Tensor) else other
-    return abs(input) * _make(np.where(np.signbit(o), -1.0, 1.0).astype(
-        float_np(input._data.dtype)), None, False)
+    """``|input|`` with the sign of ``other``."""
+    if isinstance(other, Tensor):
+        return Copysign.apply(input, other)
+    return CopysignScalar.apply(input, operand(other, "copysign"))
+
+
+class NanToNum(BuiltinFunction):
+    """out = x with nan/inf replaced;  dx = g where x is finite, else 0."""
+    _backward_name = "NanToNumBackward0"
+
+    @staticmethod
+    def forward(ctx, x, nan, posinf, neginf):
+        ctx.save_for_backward(x)
+        return np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return where(x.isfinite(), g, 0.0), None, None, None
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
-    data = np.nan_to_num(input._data, nan=nan, posinf=posinf, neginf=neginf)
-    keep = _make(np.isfinite(input._data), None, False)
-    return _out(out, where(keep, input, _make(data, None, False)))
+    """``input`` with nan, +inf and -inf replaced by finite values."""
+    return _out(out, NanToNum.apply(input, nan, posinf, neginf))
 
 
 # ---- comparisons, logical and bitwise (not differentiable) -------------------------------
@@ -820,8 +1226,10 @@ def _bitwise(np_fn, name):
         b = other._data if isinstance(other, Tensor) else other
         dt = binary_dtype(a, b)
         if dt.kind in "fc":
-            raise RuntimeError(f'"{name}_cpu" not implemented for '
-                               f"'{D._FROM_NP[dt].name.capitalize()}'")
+            kernel = {"bitwise_left_shift": "lshift", "bitwise_right_shift": "rshift"}.get(
+                name, name)
+            raise NotImplementedError(f'"{kernel}_cpu" not implemented for '
+                                      f"'{D.SCALAR_NAMES[D._FROM_NP[dt]]}'")
         return _out(out, _make(as_array(np_fn(cast(a, dt), cast(b, dt))), None, False))
     fn.__name__ = fn.__qualname__ = name
     return fn
@@ -836,8 +1244,8 @@ bitwise_right_shift = _bitwise(np.right_shift, "bitwise_right_shift")
 
 def bitwise_not(input, *, out=None):
     if input._data.dtype.kind in "fc":
-        raise RuntimeError(f"\"bitwise_not_cpu\" not implemented for "
-                           f"'{input.dtype.name.capitalize()}'")
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for "
+                                  f"'{D.SCALAR_NAMES[input.dtype]}'")
     return _out(out, _make(np.invert(input._data), None, False))
 
 

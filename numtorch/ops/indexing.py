@@ -8,6 +8,7 @@
 """
 import numpy as np
 
+from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
 from ._util import wrap_dim, cast
@@ -86,7 +87,10 @@ class BasicIndex(BuiltinFunction):
     def forward(ctx, x, key):
         ctx.shape, ctx.key = x.shape, key
         out = x[key]
-        return out if type(out) is np.ndarray else np.asarray(out)
+        # NOTE: NumPy returns a scalar copy for a full integer key; a trailing ... keeps a view
+        if type(out) is np.ndarray:
+            return out
+        return x[(key if type(key) is tuple else (key,)) + (Ellipsis,)]
 
     @staticmethod
     def backward(ctx, g):
@@ -207,6 +211,12 @@ def setitem(x, key, value):
         elif not isinstance(value, (int, float, bool, complex, np.generic)):
             raise TypeError(f"can't assign a {type(value).__name__} to a "
                             f"torch.{x.dtype.name.capitalize()}Tensor")
+    # NOTE: assigning, PyTorch reads x[True] as x[...] and True inside a tuple as None (a
+    # view); reading, a bool is an advanced index (a copy), as in NumPy
+    if key is True:
+        key = Ellipsis
+    elif type(key) is tuple and any(k is True for k in key):
+        key = tuple(None if k is True else k for k in key)
     nkey, basic = _convert_key(key)
     try:
         if basic:
@@ -391,18 +401,44 @@ def index_select(input, dim, index):
 
 def masked_fill(input, mask, value):
     """``input`` with ``value`` where ``mask`` is True."""
-    from .elementwise import where
     if mask._data.dtype != np.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{mask.dtype.name}")
+                           f"{D.CPP_NAMES[mask.dtype]}")
     if isinstance(value, Tensor):
         if value.ndim:
             raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but "
                                f"got tensor with {value.ndim} dimension(s).")
-        v = value.to(input.dtype)
-    else:
-        v = _make(np.asarray(value).astype(input._data.dtype), None, False)
-    return where(mask, v, input)
+        return MaskedFillTensor.apply(input, mask, value)
+    return MaskedFill.apply(input, mask, value)
+
+
+class MaskedFill(BuiltinFunction):
+    """out = x with value where mask;  dx = g where not mask, dvalue = sum of g where mask."""
+    _backward_name = "MaskedFillBackward0"
+
+    @staticmethod
+    def forward(ctx, x, mask, value):
+        ctx.save_for_backward(mask)
+        shape = np.broadcast_shapes(x.shape, mask.shape)
+        out = np.array(np.broadcast_to(x, shape), copy=True)
+        fill = value.reshape(()) if type(value) is np.ndarray else np.asarray(value)
+        np.copyto(out, fill.astype(x.dtype), where=np.broadcast_to(mask, shape),
+                  casting="unsafe")
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        from .elementwise import where
+        (mask,) = ctx.saved_tensors
+        zero = _make(np.zeros((), g._data.dtype), None, False)
+        needs = ctx.needs_input_grad
+        gx = where(mask, zero, g) if needs[0] else None
+        gv = where(mask, g, zero).sum() if len(needs) > 2 and needs[2] else None
+        return gx, None, gv
+
+
+class MaskedFillTensor(MaskedFill):
+    _backward_name = "MaskedFillBackward1"
 
 
 def masked_select(input, mask):

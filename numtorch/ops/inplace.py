@@ -17,6 +17,8 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
 from ._base import BuiltinFunction
+from ..autograd._interpose import STATE as _FW
+from ..autograd._tangents import after_in_place, copy_visible_tangents
 
 _make = Tensor._make
 
@@ -51,6 +53,7 @@ def _type_name(d):
 def inplace(self, compute, *args):
     """Apply ``compute`` (tensor -> out-of-place result) to ``self`` in place; return self."""
     self._check_inplace()
+    check_overlap(self, args)
     if not _needs_record(self, args):
         prev = STATE.enabled
         STATE.enabled = False
@@ -59,14 +62,55 @@ def inplace(self, compute, *args):
         finally:
             STATE.enabled = prev
         _write(self, res)
+        if _FW.fw_levels:  # forward AD: the result's tangents become this tensor's
+            after_in_place(self, res)
         return self
-    snapshot = _make(self._data.copy(), self._grad_fn, self._rg)
+    snapshot = _make(self._data.copy(), self.grad_fn, self._rg)
     snapshot._output_nr = self._output_nr
+    if _FW.fw_levels:
+        copy_visible_tangents(self, snapshot)
     res = compute(snapshot)
     _write(self, res)
+    if _FW.fw_levels:
+        after_in_place(self, res)
     if res._grad_fn is not None:
         self._rebase_history(res._grad_fn, res._output_nr, 0)
+        _resave_output(res, self)
     return self
+
+
+def _resave_output(res, self):
+    """The node saved its output ``res``; after the write that output is ``self`` (its memory,
+    version counter and, for a view, its regenerated history), as it is in PyTorch."""
+    node = res._grad_fn
+    saved = getattr(node, "_saved", None)
+    if not saved or type(saved) is not tuple:
+        return
+    entries = list(saved)
+    for k, e in enumerate(entries):
+        if e is not None and e[0] == 1 and e[1] is res._data:
+            if self._base is None:
+                entries[k] = (1, self._data, self._vc, self._vc[0], self._output_nr, True)
+            else:  # NOTE: a view's entry holds the view (a reference cycle the GC frees)
+                entries[k] = (0, self, self._vc[0])
+    node._saved = tuple(entries)
+
+
+def check_overlap(self, others):
+    """PyTorch's error when an input partly overlaps the memory an in-place op writes."""
+    dst = self._data
+    for t in others:
+        if not isinstance(t, Tensor) or t is self:
+            continue
+        src = t._data
+        if not np.may_share_memory(dst, src):
+            continue
+        same = (src.__array_interface__["data"][0] == dst.__array_interface__["data"][0]
+                and src.strides == dst.strides and src.shape == dst.shape)
+        if not same and 0 not in src.strides and np.shares_memory(dst, src):
+            raise RuntimeError("unsupported operation: some elements of the input tensor and "
+                               "the written-to tensor refer to a single memory location. "
+                               "Please clone() the tensor before performing the operation.")
 
 
 def _write(self, res):
@@ -101,8 +145,8 @@ class Zero(BuiltinFunction):
 
 
 class Fill(BuiltinFunction):
-    """out = x filled with a scalar;  dx = 0."""
-    _backward_name = "FillBackward0"
+    """out = x filled with a scalar (``fill_``);  dx = 0."""
+    _backward_name = "FillBackward2"
 
     @staticmethod
     def forward(ctx, x, value):
@@ -114,8 +158,8 @@ class Fill(BuiltinFunction):
 
 
 class FillTensor(BuiltinFunction):
-    """out = x filled with a 0-dim tensor's value;  dvalue = sum(g)."""
-    _backward_name = "FillBackward1"
+    """out = x filled with a 0-dim tensor's value (``fill_``);  dvalue = sum(g)."""
+    _backward_name = "FillBackward3"
 
     @staticmethod
     def forward(ctx, x, value):
@@ -129,6 +173,7 @@ class FillTensor(BuiltinFunction):
 class Copy(BuiltinFunction):
     """out = src broadcast into x's shape and dtype;  dx = 0, dsrc = g."""
     _backward_name = "CopyBackwards"
+    _node_name = "torch::autograd::CopyBackwards"
 
     @staticmethod
     def forward(ctx, x, src):
@@ -161,30 +206,45 @@ def copy_(self, src, non_blocking=False):
     """Copy ``src`` (broadcast, converted to this dtype) into this tensor in place."""
     if not isinstance(src, Tensor):
         src = _make(np.asarray(src), None, False)
-    try:
-        np.broadcast_shapes(src._data.shape, self._data.shape)
-        if np.broadcast_shapes(src._data.shape, self._data.shape) != self._data.shape:
-            raise ValueError
-    except ValueError:
-        raise RuntimeError(f"The size of tensor a ({self._data.shape[-1] if self.ndim else 1}) "
-                           f"must match the size of tensor b ({src._data.shape[-1]}) at "
-                           "non-singleton dimension 0") from None
+    _check_broadcast_into(self._data.shape, src._data.shape)
     self._check_inplace()
+    check_overlap(self, (src,))
     if not _needs_record(self, (src,)):
         if not self._data.flags.writeable:
             _write(self, src)
         np.copyto(self._data, src._data, casting="unsafe")
         self._vc[0] += 1
+        if _FW.fw_levels:
+            after_in_place(self, src)
         return self
     return _copy_recorded(self, src)
 
 
+def _check_broadcast_into(shape, src_shape):
+    """PyTorch's error when ``src_shape`` does not broadcast to ``shape`` (the destination)."""
+    n = max(len(shape), len(src_shape))
+    for k in range(1, n + 1):
+        a = shape[-k] if k <= len(shape) else 1
+        b = src_shape[-k] if k <= len(src_shape) else 1
+        if a != b and a != 1 and b != 1:
+            raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b "
+                               f"({b}) at non-singleton dimension {n - k}")
+    full = tuple(np.broadcast_shapes(tuple(shape), tuple(src_shape)))
+    if full != tuple(shape):
+        raise RuntimeError(f"output with shape [{', '.join(map(str, shape))}] doesn't match "
+                           f"the broadcast shape [{', '.join(map(str, full))}]")
+
+
 def _copy_recorded(self, src):
-    snapshot = _make(self._data.copy(), self._grad_fn, self._rg)
+    snapshot = _make(self._data.copy(), self.grad_fn, self._rg)
     snapshot._output_nr = self._output_nr
+    if _FW.fw_levels:
+        copy_visible_tangents(self, snapshot)
     res = Copy.apply(snapshot, src)
     np.copyto(self._data, res._data, casting="unsafe")
     self._vc[0] += 1
+    if _FW.fw_levels:
+        after_in_place(self, res)
     self._rebase_history(res._grad_fn, 0, 0)
     return self
 
@@ -192,6 +252,14 @@ def _copy_recorded(self, src):
 def copy_into(view, value):
     """``view.copy_(value)`` for ``x[key] = value`` (a Python scalar fills)."""
     if isinstance(value, Tensor):
+        shape = value._data.shape
+        while len(shape) > view.ndim and shape[0] == 1:  # PyTorch drops leading 1s here
+            shape = shape[1:]
+        if shape != value._data.shape:
+            value = value.reshape(shape)
+        if shape != view._data.shape:
+            from .shape import expand
+            expand(value, view._data.shape)  # raises PyTorch's error where it cannot
         return copy_(view, value)
     return fill_(view, value)
 

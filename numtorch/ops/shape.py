@@ -259,7 +259,7 @@ def expand(input, *sizes):
     sizes = _shape_args(sizes)
     shape = input._data.shape
     if len(sizes) < len(shape):
-        raise RuntimeError(f"expand(torch.{input.dtype.name.capitalize()}Tensor{{[{', '.join(map(str, shape))}]}}, "
+        raise RuntimeError(f"expand(torch.{D.LEGACY_NAMES[input.dtype]}{{[{', '.join(map(str, shape))}]}}, "
                            f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided "
                            f"({len(sizes)}) must be greater or equal to the number of dimensions "
                            f"in the tensor ({len(shape)})")
@@ -360,7 +360,7 @@ class Select(BuiltinFunction):
     @staticmethod
     def forward(ctx, x, dim, index):
         ctx.shape, ctx.dim, ctx.index = x.shape, dim, index
-        key = (slice(None),) * dim + (index,)
+        key = (slice(None),) * dim + (index, Ellipsis)  # ... keeps a 0-d result a view
         return x[key]
 
     @staticmethod
@@ -436,7 +436,10 @@ class Diagonal(BuiltinFunction):
     @staticmethod
     def forward(ctx, x, offset, d1, d2):
         ctx.shape, ctx.args = x.shape, (offset, d1, d2)
-        return np.diagonal(x, offset, d1, d2)
+        out = np.diagonal(x, offset, d1, d2)
+        if x.flags.writeable:  # NOTE: NumPy marks diagonal views read-only; PyTorch's are not
+            out.setflags(write=True)
+        return out
 
     @staticmethod
     def backward(ctx, g):
@@ -467,12 +470,12 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 
 
 class Clone(BuiltinFunction):
-    """out = copy of x;  dx = g."""
+    """out = copy of x (keeping its layout, or C-contiguous with order 'C');  dx = g."""
     _backward_name = "CloneBackward0"
 
     @staticmethod
-    def forward(ctx, x):
-        return np.array(x, copy=True)
+    def forward(ctx, x, order="K"):
+        return np.array(x, copy=True, order=order)
 
     @staticmethod
     def backward(ctx, g):
@@ -488,7 +491,7 @@ def contiguous(input, memory_format=None):
     """``input`` itself when C-contiguous, else a contiguous copy."""
     if input._data.flags.c_contiguous:
         return input
-    return Clone.apply(input)
+    return Clone.apply(input, "C")
 
 
 class ToCopy(BuiltinFunction):
@@ -666,11 +669,55 @@ def split(tensor, split_size_or_sections, dim=0):
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
                                f"(input tensor's size at dimension {d}), but got split_sizes="
                                f"[{', '.join(map(str, sizes))}]")
-    out, start = [], 0
-    for s in sizes:
-        out.append(Narrow.apply(tensor, d, start, s))
-        start += s
-    return tuple(out)
+    cls = Split if isinstance(split_size_or_sections, (int, np.integer)) else SplitWithSizes
+    return cls.apply(tensor, d, tuple(sizes))
+
+
+class Split(BuiltinFunction):
+    """outs = consecutive slices of ``sizes`` along ``dim`` (views);  dx = the grads joined."""
+    _backward_name = "SplitBackward0"
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, x, dim, sizes):
+        ctx.dim = dim
+        starts = np.cumsum((0,) + sizes)
+        lead = (slice(None),) * dim
+        return tuple(x[lead + (slice(int(s), int(s) + n),)] for s, n in zip(starts, sizes))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return cat(grads, ctx.dim), None, None
+
+    @classmethod
+    def _view_step(cls, rest, i):
+        dim, sizes = rest
+        return cls._step, (dim, sum(sizes[:i]), sizes[i], i)
+
+
+class SplitWithSizes(Split):
+    _backward_name = "SplitWithSizesBackward0"
+
+
+class _SplitPiece(Narrow):
+    """Output ``index`` of a split, replayed alone (in-place changes of it are refused)."""
+    _multi_output_name = "Split"
+
+    @staticmethod
+    def forward(ctx, x, dim, start, length, index):
+        return Narrow.forward(ctx, x, dim, start, length)
+
+    @staticmethod
+    def backward(ctx, g):
+        return Narrow.backward(ctx, g) + (None,)
+
+
+class _SplitWithSizesPiece(_SplitPiece):
+    _multi_output_name = "SplitWithSizes"
+
+
+Split._step = _SplitPiece
+SplitWithSizes._step = _SplitWithSizesPiece
 
 
 def tensor_split(input, indices_or_sections, dim=0):
@@ -702,7 +749,32 @@ def chunk(input, chunks, dim=0):
 def unbind(input, dim=0):
     """The slices along ``dim``, each without that dim (views)."""
     d = wrap_dim(dim, input.ndim)
-    return tuple(Select.apply(input, d, i) for i in range(input._data.shape[d]))
+    return Unbind.apply(input, d)
+
+
+class Unbind(BuiltinFunction):
+    """outs = the slices along ``dim`` (views);  dx = the grads stacked."""
+    _backward_name = "UnbindBackward0"
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        lead = (slice(None),) * dim
+        return tuple(x[lead + (i, Ellipsis)] for i in range(x.shape[dim]))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return stack(grads, ctx.dim), None
+
+    @staticmethod
+    def _view_step(rest, i):
+        return _UnbindPiece, (rest[0], i)
+
+
+class _UnbindPiece(Select):
+    """Output ``index`` of an unbind, replayed alone (in-place changes of it are refused)."""
+    _multi_output_name = "Unbind"
 
 
 class Flip(BuiltinFunction):

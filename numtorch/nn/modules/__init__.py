@@ -1,2 +1,11 @@
 """The layers of ``torch.nn``."""
-from .module import Module  # noqa: F401
+from . import (activation, batchnorm, container, conv, dropout, flatten, instancenorm, linear,
+               loss, misc, normalization, padding, pooling, rnn, sparse)
+from .module import Module
+
+__all__ = ["Module"]
+for _m in (activation, batchnorm, container, conv, dropout, flatten, instancenorm, linear, loss,
+           misc, normalization, padding, pooling, rnn, sparse):
+    globals().update({name: getattr(_m, name) for name in _m.__all__})
+    __all__ += _m.__all__
+del _m

@@ -19,6 +19,32 @@ from ...utils.hooks import RemovableHandle
 
 __all__ = ["Module"]
 
+_GLOBAL_BACKWARD_HOOKS = OrderedDict()
+_GLOBAL_BACKWARD_PRE_HOOKS = OrderedDict()
+
+
+def _global_backward_hooks():
+    return _GLOBAL_BACKWARD_HOOKS
+
+
+def _global_backward_pre_hooks():
+    return _GLOBAL_BACKWARD_PRE_HOOKS
+
+
+def register_module_full_backward_hook(hook):
+    """A full backward hook run for every Module (before the module's own)."""
+    handle = RemovableHandle(_GLOBAL_BACKWARD_HOOKS)
+    _GLOBAL_BACKWARD_HOOKS[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_pre_hook(hook):
+    """A full backward pre-hook run for every Module (before the module's own)."""
+    handle = RemovableHandle(_GLOBAL_BACKWARD_PRE_HOOKS)
+    _GLOBAL_BACKWARD_PRE_HOOKS[handle.id] = hook
+    return handle
+
+
 _IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 
@@ -73,7 +99,8 @@ class Module:
     # ---- calling ------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or
-                self._backward_pre_hooks):
+                self._backward_pre_hooks or _GLOBAL_BACKWARD_HOOKS or
+                _GLOBAL_BACKWARD_PRE_HOOKS):
             return self.forward(*args, **kwargs)
         return self._call_with_hooks(args, kwargs)
 
@@ -87,11 +114,13 @@ class Module:
                 res = hook(self, args)
                 if res is not None:
                     args = res if isinstance(res, tuple) else (res,)
-        if self._backward_hooks or self._backward_pre_hooks:
-            from .hooks_backward import call_with_backward_hooks
-            out = call_with_backward_hooks(self, args, kwargs)
-        else:
-            out = self.forward(*args, **kwargs)
+        bw_hook = None
+        if self._backward_hooks or self._backward_pre_hooks or _GLOBAL_BACKWARD_HOOKS or \
+                _GLOBAL_BACKWARD_PRE_HOOKS:
+            from .hooks_backward import BackwardHook
+            bw_hook = BackwardHook(self)
+            args = bw_hook.setup_input_hook(args)
+        out = self.forward(*args, **kwargs)
         for hid, hook in list(self._forward_hooks.items()):
             if hid in self._forward_hooks_with_kwargs:
                 res = hook(self, args, kwargs, out)
@@ -99,6 +128,9 @@ class Module:
                 res = hook(self, args, out)
             if res is not None:
                 out = res
+        if bw_hook is not None:
+            # as PyTorch: outputs are wrapped after the forward hooks may have replaced them
+            out = bw_hook.setup_output_hook(out)
         return out
 
     _call_impl = __call__

@@ -1,0 +1,595 @@
+"""Forward-mode AD: how tangents flow through built-in ops and custom Functions.
+
+A tangent lives on its primal tensor, in ``tensor._extra["fw"]`` (a dict level -> tangent).
+When an op gets an argument with a visible tangent at level ``L`` (the innermost such level),
+:func:`apply_builtin` runs the op for the primal with level ``L`` hidden, then computes the
+output tangent from the input tangents with one of these rules, also with ``L`` hidden (so the
+rule's own ops carry tangents of outer levels, which gives higher-order forward derivatives):
+
+- *linear* ops (views, reshapes, sums, indexing, cat ...): the op applied to the tangents;
+- *bilinear* ops (matmul family, einsum): the sum over inputs of the op with one input replaced
+  by its tangent;
+- *elementwise* ops: an explicit derivative formula (``_ELEMENTWISE``);
+- a few reductions with cheap formulas (softmax, log_softmax, logsumexp);
+- everything else (including ops added later): the double-vjp identity ``J t = d/du <J^T u, t>``
+  evaluated with the op's own backward, which is linear in ``u``.
+
+Custom Functions get their ``jvp(ctx, *tangents)`` called, with ``ctx.saved_tensors`` giving
+what ``ctx.save_for_forward`` stored, as PyTorch does.
+"""
+import math
+import weakref
+
+import numpy as np
+
+from .._tensor import Tensor
+from . import _interpose
+from .grad_mode import STATE, enable_grad
+from .graph import version_error_output
+
+__all__ = ["apply_builtin", "apply_custom", "get_tangent", "set_tangent", "attach"]
+
+
+# ---- tangent storage ----------------------------------------------------------------------
+def get_tangent(t, level):
+    """``t``'s tangent at ``level`` (None when it has none)."""
+    ex = t._extra
+    if ex is None:
+        return None
+    fw = ex.get("fw")
+    return fw.get(level) if fw else None
+
+
+def set_tangent(t, level, tangent):
+    fw = _fw_dict(t)
+    fw[level] = tangent
+    _share_with_saved(t, fw)
+
+
+def _fw_dict(t):
+    if t._extra is None:
+        t._extra = {}
+    fw = t._extra.get("fw")
+    if fw is None:
+        fw = t._extra["fw"] = {}
+    return fw
+
+
+def visible_tangents(t):
+    """The tangents of ``t`` at active levels below the current ceiling (a new dict)."""
+    ex = t._extra
+    if ex is None or not ex.get("fw"):
+        return {}
+    S = _interpose.STATE
+    return {lvl: v for lvl, v in ex["fw"].items() if lvl < S.ceiling and lvl in S.fw_active}
+
+
+def copy_visible_tangents(src, dst):
+    """Give ``dst`` the visible tangents of ``src`` (used for fresh differentiable copies)."""
+    vis = visible_tangents(src)
+    if vis:
+        _fw_dict(dst).update(vis)
+    return dst
+
+
+def after_in_place(t, res):
+    """``t`` was overwritten in place with ``res``'s values: write ``res``'s tangents (zeros
+    where it has none) into ``t``'s tangents in place, so that the tangent of a view's base
+    sees the change as it would in PyTorch."""
+    new, old = visible_tangents(res), visible_tangents(t)
+    if not new and not old:
+        return
+    fw = _fw_dict(t)
+    for lvl in set(new) | set(old):
+        value = new.get(lvl)
+        value = _zeros_like(t) if value is None else value.expand(t.shape)
+        cur = old.get(lvl)
+        if cur is None and t._base is not None and t._view is not None:
+            cur = _view_of_base_tangent(t, lvl)
+        if cur is not None and cur.shape == t.shape and _writable(cur):
+            np.copyto(cur._data, value._data, casting="unsafe")
+            cur._vc[0] += 1
+            fw[lvl] = cur
+        else:
+            fw[lvl] = value.clone()
+
+
+def _writable(t):
+    data = t._data
+    return type(data) is np.ndarray and data.flags.writeable
+
+
+def _view_of_base_tangent(t, lvl):
+    """The tangent of view ``t`` as a view of its base's tangent (made zeros if missing)."""
+    from ._copy_slices import replay_view
+    base = t._base
+    bt = get_tangent(base, lvl)
+    if bt is None:
+        bt = _zeros_like(base)
+        set_tangent(base, lvl, bt)
+    with _interpose.ceiling(lvl):
+        return replay_view(bt, t._view)
+
+
+def size_error(primal_shape, tangent_shape):
+    return RuntimeError(
+        "Trying to set a forward gradient that has a different size than that of the original "
+        "Tensor, this is not supported. Tensor is of size "
+        f"[{', '.join(map(str, primal_shape))}] while the given forward gradient is of size "
+        f"[{', '.join(map(str, tangent_shape))}].")
+
+
+def attach(out, tangents, level):
+    """Set the tangent of each float output (checked for shape) at ``level``."""
+    outs = out if isinstance(out, tuple) else (out,)
+    tans = tangents if isinstance(tangents, tuple) else (tangents,)
+    for o, t in zip(outs, tans):
+        if t is None or not isinstance(o, Tensor):
+            continue
+        if not (o.dtype.is_floating_point or o.dtype.is_complex):
+            continue
+        if t.shape != o.shape:
+            raise size_error(o.shape, t.shape)
+        set_tangent(o, level, t)
+
+
+# NOTE: a node saving its own output rebuilds that tensor on unpack (no reference cycle); the
+# rebuilt tensor must see the output's tangents (forward-over-reverse), so such entries are
+# re-packed to share the output's tangent dict. Only done under forward AD.
+def _share_with_saved(t, fw):
+    node = t._grad_fn
+    saved = getattr(node, "_saved", None) if node is not None else None
+    if not saved or type(saved) is not tuple:
+        return
+    entries = list(saved)
+    changed = False
+    for i, e in enumerate(entries):
+        if e is not None and len(e) == 6 and e[0] == 1 and e[1] is t._data and \
+                e[4] == t._output_nr:
+            _, data, vc, version, nr, rg = e
+            entries[i] = (2, (weakref.ref(node), data, vc, version, nr, rg, fw), _unpack_own)
+            changed = True
+    if changed:
+        node._saved = tuple(entries)
+
+
+def _unpack_own(packed):
+    ref, data, vc, version, output_nr, rg, fw = packed
+    node = ref()
+    if vc[0] != version:
+        t = Tensor._make(data, None, False)
+        t._vc = vc
+        raise version_error_output(t, version, node, output_nr)
+    t = Tensor._make(data, node if rg else None, rg)
+    t._vc = vc
+    t._output_nr = output_nr
+    t._extra = {"fw": fw}
+    return t
+
+
+def _zeros_like(t):
+    from .. import _creation
+    return _creation.zeros_like(t)
+
+
+# ---- built-in ops ---------------------------------------------------------------------------
+def apply_builtin(cls, args, level):
+    """Run built-in op ``cls`` on ``args`` (some carry tangents at ``level``)."""
+    with _interpose.ceiling(level):
+        out = cls.apply(*args)
+        tangents = [get_tangent(a, level) if isinstance(a, Tensor) else None for a in args]
+        t_out = _rule(cls)(cls, args, out, tangents)
+    attach(out, t_out, level)
+    return out
+
+
+_RULES = {}
+
+
+def _rule(cls):
+    r = _RULES.get(cls)
+    if r is None:
+        _install_rules()
+        r = _RULES.get(cls)
+        if r is None:
+            r = _RULES[cls] = _double_vjp
+    return r
+
+
+def _float_tensor(a):
+    return isinstance(a, Tensor) and (a.dtype.is_floating_point or a.dtype.is_complex)
+
+
+def _linear(cls, args, out, tangents):
+    """A linear op: the same op applied to the tangents (zeros for missing ones)."""
+    new = []
+    for a, t in zip(args, tangents):
+        if t is not None:
+            new.append(t)
+        elif _float_tensor(a):
+            new.append(_zeros_like(a))
+        else:
+            new.append(a)
+    return cls.apply(*new)
+
+
+def _multilinear(cls, args, out, tangents):
+    """An op linear in each tensor input separately: sum of one-tangent substitutions."""
+    total = None
+    for i, t in enumerate(tangents):
+        if t is None:
+            continue
+        new = list(args)
+        new[i] = t
+        term = cls.apply(*new)
+        total = term if total is None else total + term
+    return total
+
+
+def _sum_terms(*terms):
+    total = None
+    for t in terms:
+        if t is not None:
+            total = t if total is None else total + t
+    return total
+
+
+def _scaled(t, k):
+    return None if t is None else (t if k == 1 else t * k)
+
+
+def _neg(t):
+    return None if t is None else -t
+
+
+def _scatter(cls, args, out, tangents):
+    x, dim, index, src = args
+    tx, ts = tangents[0], tangents[3]
+    tx = tx if tx is not None else _zeros_like(x)
+    if isinstance(src, Tensor):
+        src = ts if ts is not None else _zeros_like(src)
+    else:
+        src = 0.0
+    return cls.apply(tx, dim, index, src)
+
+
+def _index_put(cls, args, out, tangents):
+    x, key, v, accumulate = args
+    tx, tv = tangents[0], tangents[2]
+    tx = tx if tx is not None else _zeros_like(x)
+    if isinstance(v, Tensor):
+        v = tv if tv is not None else _zeros_like(v)
+    else:
+        v = 0.0
+    return cls.apply(tx, key, v, accumulate)
+
+
+def _fill(cls, args, out, tangents):
+    return cls.apply(tangents[0], 0.0)
+
+
+def _fill_tensor(cls, args, out, tangents):
+    tx, tv = tangents
+    tx = tx if tx is not None else _zeros_like(args[0])
+    return cls.apply(tx, tv if tv is not None else _zeros_like(args[1]))
+
+
+def _addmm(cls, args, out, tangents):
+    c, a, b, beta, alpha = args
+    tc, ta, tb = tangents[:3]
+    from ..ops import linalg as L
+    return _sum_terms(_scaled(tc, beta) if isinstance(c, Tensor) else None,
+                      _scaled(L.matmul(ta, b), alpha) if ta is not None else None,
+                      _scaled(L.matmul(a, tb), alpha) if tb is not None else None)
+
+
+def _softmax(cls, args, out, tangents):
+    t, dim = tangents[0], args[1]
+    return out * (t - (out * t).sum(dim, keepdim=True))
+
+
+def _log_softmax(cls, args, out, tangents):
+    t, dim = tangents[0], args[1]
+    return t - (out.exp() * t).sum(dim, keepdim=True)
+
+
+def _logsumexp(cls, args, out, tangents):
+    x, dims, keepdim = args[:3]
+    t = tangents[0]
+    o = out
+    if not keepdim:
+        shape = [1 if i in dims else n for i, n in enumerate(x.shape)]
+        o = out.reshape(shape)
+    w = (x - o).exp()
+    return (w * t).sum(list(dims), keepdim=keepdim) if dims else w * t
+
+
+def _elementwise(fn):
+    def rule(cls, args, out, tangents):
+        return fn(args, out, tangents)
+    return rule
+
+
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+
+
+def _unary(fn):
+    """A unary elementwise rule ``fn(x, out, t)``."""
+    return _elementwise(lambda a, o, ts: fn(a[0], o, ts[0]))
+
+
+def _pow(args, out, ts):
+    from ..ops import elementwise as E
+    a, b = args
+    ta, tb = ts
+    term_a = term_b = None
+    if ta is not None:
+        if isinstance(b, Tensor):
+            term_a = ta * b * E.pow(a, b - 1)
+        else:
+            term_a = ta * 0 if b == 0 else ta * b * E.pow(a, b - 1)
+    if tb is not None:
+        log_a = a.log() if isinstance(a, Tensor) else math.log(a)
+        term_b = tb * out * log_a
+        if isinstance(a, Tensor):
+            term_b = E.where((a == 0) & (b >= 0), 0.0, term_b)
+    return _sum_terms(term_a, term_b)
+
+
+def _minmax(first):
+    def rule(args, out, ts):
+        a, b = args
+        ta, tb = ts
+        w = first(a, b).to(out.dtype) + (a == b).to(out.dtype) * 0.5
+        return _sum_terms(None if ta is None else ta * w, None if tb is None else tb * (1 - w))
+    return rule
+
+
+def _where(args, out, ts):
+    from ..ops import elementwise as E
+    cond, a, b = args
+    ta, tb = ts[1], ts[2]
+    zero = _zeros_like(out)
+    return E.where(cond, ta if ta is not None else zero, tb if tb is not None else zero)
+
+
+def _clamp(args, out, ts):
+    x, lo, hi = args
+    mask = None
+    if lo is not None:
+        mask = x >= lo
+    if hi is not None:
+        m2 = x <= hi
+        mask = m2 if mask is None else mask & m2
+    return ts[0] * mask.to(ts[0].dtype)
+
+
+def _clamp_tensor(args, out, ts):
+    x, lo, hi = args
+    tx, tlo, thi = ts
+    inside = (x == x)
+    terms = []
+    if lo is not None:
+        below = x < lo
+        inside = inside & ~below
+        if tlo is not None:
+            terms.append(tlo * below.to(out.dtype))
+    if hi is not None:
+        above = x > hi
+        inside = inside & ~above
+        if thi is not None:
+            terms.append(thi * above.to(out.dtype))
+    if tx is not None:
+        terms.append(tx * inside.to(out.dtype))
+    return _sum_terms(*terms)
+
+
+def _remainder(trunc):
+    def rule(args, out, ts):
+        from ..ops import elementwise as E
+        a, b = args
+        ta, tb = ts
+        q = E.trunc(E.div(a, b)) if trunc else E.floor_divide(a, b)
+        return _sum_terms(ta, None if tb is None else -tb * q)
+    return rule
+
+
+_UNARY = {
+    "Neg": lambda x, o, t: -t,
+    "Exp": lambda x, o, t: t * o,
+    "Exp2": lambda x, o, t: t * o * _LN2,
+    "Expm1": lambda x, o, t: t * (o + 1),
+    "Log": lambda x, o, t: t / x,
+    "Log2": lambda x, o, t: t / (x * _LN2),
+    "Log10": lambda x, o, t: t / (x * _LN10),
+    "Log1p": lambda x, o, t: t / (x + 1),
+    "Sqrt": lambda x, o, t: t / (o * 2),
+    "Rsqrt": lambda x, o, t: t * o.pow(3) * -0.5,
+    "Reciprocal": lambda x, o, t: -t * o * o,
+    "Sin": lambda x, o, t: t * x.cos(),
+    "Cos": lambda x, o, t: t * -x.sin(),
+    "Tan": lambda x, o, t: t * (o * o + 1),
+    "Asin": lambda x, o, t: t * (1 - x * x).rsqrt(),
+    "Acos": lambda x, o, t: -t * (1 - x * x).rsqrt(),
+    "Atan": lambda x, o, t: t / (x * x + 1),
+    "Sinh": lambda x, o, t: t * x.cosh(),
+    "Cosh": lambda x, o, t: t * x.sinh(),
+    "Tanh": lambda x, o, t: t * (1 - o * o),
+    "Asinh": lambda x, o, t: t * (x * x + 1).rsqrt(),
+    "Acosh": lambda x, o, t: t * (x * x - 1).rsqrt(),
+    "Atanh": lambda x, o, t: t / (1 - x * x),
+    "Sigmoid": lambda x, o, t: t * o * (1 - o),
+    "Abs": lambda x, o, t: t * x.sgn(),
+    "Relu": lambda x, o, t: t * (o > 0).to(t.dtype),
+    "Square": lambda x, o, t: t * x * 2,
+    "Frac": lambda x, o, t: t,
+    "Sign": lambda x, o, t: t * 0, "Sgn": lambda x, o, t: t * 0,
+    "Floor": lambda x, o, t: t * 0, "Ceil": lambda x, o, t: t * 0,
+    "Trunc": lambda x, o, t: t * 0, "Round": lambda x, o, t: t * 0,
+}
+
+_BINARY = {
+    "Add": lambda a, o, ts: _sum_terms(ts[0], _scaled(ts[1], a[2] if len(a) > 2 else 1)),
+    "Sub": lambda a, o, ts: _sum_terms(ts[0], _neg(_scaled(ts[1], a[2] if len(a) > 2 else 1))),
+    "Rsub": lambda a, o, ts: _sum_terms(_neg(_scaled(ts[0], a[2] if len(a) > 2 else 1)),
+                                        ts[1]),
+    "Mul": lambda a, o, ts: _sum_terms(None if ts[0] is None else ts[0] * a[1],
+                                       None if ts[1] is None else a[0] * ts[1]),
+    "Div": lambda a, o, ts: _sum_terms(None if ts[0] is None else ts[0] / a[1],
+                                       None if ts[1] is None else -ts[1] * o / a[1]),
+    "Atan2": lambda a, o, ts: _sum_terms(
+        None if ts[0] is None else ts[0] * a[1] / (a[0] * a[0] + a[1] * a[1]),
+        None if ts[1] is None else -ts[1] * a[0] / (a[0] * a[0] + a[1] * a[1])),
+    "Pow": _pow, "PowTensor": _pow, "PowScalarBase": _pow,
+    "Maximum": _minmax(lambda a, b: a > b),
+    "Minimum": _minmax(lambda a, b: a < b),
+    "Where": _where,
+    "Clamp": _clamp,
+    "ClampTensor": _clamp_tensor,
+    "Remainder": _remainder(False),
+    "Fmod": _remainder(True),
+}
+
+_LINEAR = {
+    "shape": ["View", "Reshape", "Permute", "Transpose", "T", "Expand", "Squeeze",
+              "SqueezeAll", "Unsqueeze", "Select", "Narrow", "Place", "Diagonal",
+              "DiagEmbedInto", "Clone", "ToCopy", "Cat", "Stack", "Flip", "Roll", "Repeat"],
+    "reduction": ["Sum", "SumAll", "Mean", "MeanAll", "Cumsum"],
+    "indexing": ["BasicIndex", "SelectIndex", "SliceIndex", "UnsqueezeIndex", "AliasIndex",
+                 "AdvancedIndex", "IndexAddInto", "IndexFill", "Gather", "IndexSelect",
+                 "ScatterAdd"],
+    "inplace": ["Zero", "Copy"],
+}
+_MULTILINEAR = {"linalg": ["Mm", "Bmm", "MatmulND", "Mv", "Dot", "Einsum"]}
+_SPECIAL = {
+    "reduction": {"Softmax": _softmax, "LogSoftmax": _log_softmax, "Logsumexp": _logsumexp},
+    "linalg": {"Addmm": _addmm},
+    "indexing": {"Scatter": _scatter, "IndexPut": _index_put},
+    "inplace": {"Fill": _fill, "FillTensor": _fill_tensor},
+}
+
+
+def _install_rules():
+    """Fill ``_RULES`` from the tables (names missing from the op modules are skipped)."""
+    if _RULES.get("_installed"):
+        return
+    import importlib
+    mods = {m: importlib.import_module(f"numtorch.ops.{m}")
+            for m in ("elementwise", "shape", "reduction", "indexing", "linalg", "inplace")}
+
+    def put(mod, name, rule):
+        cls = getattr(mods[mod], name, None)
+        if isinstance(cls, type):
+            _RULES.setdefault(cls, rule)
+
+    for name, fn in _UNARY.items():
+        put("elementwise", name, _unary(fn))
+    for name, fn in _BINARY.items():
+        put("elementwise", name, _elementwise(fn))
+    for mod, names in _LINEAR.items():
+        for name in names:
+            put(mod, name, _linear)
+    for mod, names in _MULTILINEAR.items():
+        for name in names:
+            put(mod, name, _multilinear)
+    for mod, table in _SPECIAL.items():
+        for name, rule in table.items():
+            put(mod, name, rule)
+    _RULES["_installed"] = True
+
+
+def register_rule(cls, rule):
+    """Give op class ``cls`` a tangent rule ``rule(cls, args, out, tangents)``."""
+    _RULES[cls] = rule
+
+
+# ---- the generic rule ----------------------------------------------------------------------
+def _double_vjp(cls, args, out, tangents):
+    """``J t`` as ``d/du <vjp(u), t>`` (the op's backward is linear in ``u``)."""
+    from ..func import _batching as B
+    idx = [i for i, t in enumerate(tangents) if t is not None]
+    outer = STATE.enabled and any(
+        isinstance(a, Tensor) and a._rg for a in list(args) + [tangents[i] for i in idx])
+    outs = out if isinstance(out, tuple) else (out,)
+    with enable_grad():
+        xs = list(args)
+        for i in idx:
+            xs[i] = B.differentiable_copy(args[i])
+        y = cls.apply(*xs)
+        ys = y if isinstance(y, tuple) else (y,)
+        diff = [k for k, o in enumerate(ys) if isinstance(o, Tensor) and o._rg]
+        if not diff:
+            return None
+        extra = [tangents[i] for i in idx]
+        us = [B.fresh_leaf_like(ys[k], extra) for k in diff]
+        vjps = B.grad_any([ys[k] for k in diff], [xs[i] for i in idx], us,
+                          create_graph=True, allow_unused=True)
+        s = _sum_terms(*[(v * tangents[i]).sum() for v, i in zip(vjps, idx) if v is not None])
+        if s is None or not s._rg:
+            jvps = [None] * len(us)
+        else:
+            jvps = B.grad_any([s], us, None, create_graph=outer, allow_unused=True)
+    result = [None] * len(outs)
+    for k, jv in zip(diff, jvps):
+        result[k] = jv if jv is not None else _zeros_like(outs[k])
+    return tuple(result) if isinstance(out, tuple) else result[0]
+
+
+# ---- custom Functions ---------------------------------------------------------------------
+def run_custom(cls, args, kwargs):
+    """``Function._apply`` that also returns the ctx (its jvp needs it)."""
+    from .function import _new_ctx, _link_inputs, _wrap_outputs
+    grad_on = STATE.enabled
+    ctx = _new_ctx(cls)
+    needs = tuple([isinstance(a, Tensor) and a._rg for a in args])
+    record = grad_on and True in needs
+    if record:
+        _link_inputs(ctx, args, needs)
+    STATE.enabled = False
+    try:
+        if cls._setup_ctx:
+            out = cls.forward(*args, **kwargs)
+            cls.setup_context(ctx, args, out)
+        else:
+            out = cls.forward(ctx, *args, **kwargs)
+    finally:
+        STATE.enabled = grad_on
+    ctx.needs_input_grad = needs
+    return ctx, _wrap_outputs(ctx, args, out, record)
+
+
+def apply_custom(cls, args, kwargs, level):
+    """A custom Function on dual inputs: forward with ``level`` hidden, then its ``jvp``."""
+    with _interpose.ceiling(level):
+        ctx, out = run_custom(cls, args, kwargs)
+        tangents = [_tangent_or_zeros(a, level) for a in args]
+        t_out = call_jvp(cls, ctx, tangents)
+        outs = out if isinstance(out, tuple) else (out,)
+        n_out = len(outs)
+        t_outs = t_out if isinstance(t_out, tuple) else (t_out,)
+        if len(t_outs) != n_out:
+            raise RuntimeError("Function's jvp returned an invalid number of forward gradients "
+                               f"(expected {n_out} but got {len(t_outs)})")
+    attach(out, t_outs if isinstance(out, tuple) else t_outs[0], level)
+    return out
+
+
+def _tangent_or_zeros(a, level):
+    if not isinstance(a, Tensor):
+        return None
+    t = get_tangent(a, level)
+    return t if t is not None else _zeros_like(a)
+
+
+def call_jvp(cls, ctx, tangents):
+    """Call ``cls.jvp`` with ``ctx.saved_tensors`` reading what ``save_for_forward`` kept."""
+    saved_fw = getattr(ctx, "saved_for_forward", None)
+    prev = ctx._saved
+    if saved_fw is not None:
+        ctx._saved = tuple(None if t is None else (0, t, t._vc[0]) for t in saved_fw)
+    elif ctx.to_save:  # saved for backward but nothing recorded: PyTorch shows none
+        ctx._saved = ()
+    try:
+        return cls.jvp(ctx, *tangents)
+    finally:
+        ctx._saved = prev

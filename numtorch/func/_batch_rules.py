@@ -1,0 +1,383 @@
+"""Batching rules: each built-in op run once on physical tensors for a whole vmap batch.
+
+A rule gets the op class, its arguments (some batched at ``level``) and the level; it calls
+ops on the physical tensors (batch at dim 0) and wraps the results. Families:
+
+- elementwise ops: batched operands get size-1 dims after the batch dim so they broadcast
+  against unbatched ones (``_align``);
+- ops with dim arguments (reductions, scans, softmax, transpose, select ...): dims shift by one;
+- shape ops: the batch size is prepended to shapes, a full slice to index keys;
+- matmul family: aligned like elementwise ops, run as one broadcasting matmul;
+- einsum: a fresh subscript letter for the batch.
+
+Every other op (and awkward cases such as indices batched with the data) runs once per sample
+and the results are stacked (:func:`loop`), which is always correct.
+"""
+import numpy as np
+
+from .._tensor import Tensor
+from ._batching import physical, wrap_outputs, batch_size
+
+__all__ = ["rule_for", "loop", "STATS"]
+
+_RULES = {}
+# how often each op fell back to the per-sample loop (op name -> count), for tests and tuning
+STATS = {}
+
+
+def rule_for(cls):
+    r = _RULES.get(cls)
+    if r is None:
+        if not _RULES.get("_installed"):
+            _install()
+            r = _RULES.get(cls)
+        if r is None:
+            r = _RULES[cls] = loop
+    return r
+
+
+def register(cls, rule):
+    """Give op class ``cls`` a batching rule ``rule(cls, args, level)``."""
+    _RULES[cls] = rule
+
+
+# ---- the fallback ---------------------------------------------------------------------------
+def loop(cls, args, level):
+    """Run the op once per sample and stack the results along a new batch dim."""
+    from ..ops.shape import stack
+    STATS[cls.__name__] = STATS.get(cls.__name__, 0) + 1
+    outs = []
+    for b in range(batch_size(level)):
+        sample = []
+        for a in args:
+            p = physical(a, level)
+            sample.append(a if p is None else p.select(0, b))
+        outs.append(cls.apply(*sample))
+    first = outs[0]
+    if isinstance(first, tuple):
+        res = tuple(stack([o[k] for o in outs]) if isinstance(first[k], Tensor) else first[k]
+                    for k in range(len(first)))
+    else:
+        res = stack(outs) if isinstance(first, Tensor) else first
+    return wrap_outputs(res, level)
+
+
+# ---- helpers ---------------------------------------------------------------------------------
+def _align(args, level):
+    """Batched tensors as ``(B, 1, ..., *shape)`` with as many dims as the largest operand."""
+    rank = max(a.dim() for a in args if isinstance(a, Tensor))
+    out = []
+    for a in args:
+        p = physical(a, level)
+        if p is None:
+            out.append(a)
+            continue
+        nd = a.dim()
+        if nd < rank:
+            p = p.reshape((p.shape[0],) + (1,) * (rank - nd) + tuple(a.shape))
+        out.append(p)
+    return out
+
+
+def _batched(a, level):
+    """``a``'s physical tensor, broadcast to the batch when ``a`` is not batched."""
+    p = physical(a, level)
+    if p is not None:
+        return p
+    return a.unsqueeze(0).expand((batch_size(level),) + tuple(a.shape))
+
+
+def _shift(v, ndim):
+    """A dim (or dims) of a logical tensor as a dim of the physical one."""
+    if isinstance(v, (tuple, list)):
+        return tuple(_shift(d, ndim) for d in v)
+    d = int(v)
+    return (d + ndim if d < 0 else d) + 1
+
+
+def _fix_promotion(args, positions, level):
+    """A batched 0-dim operand must not promote dimensioned ones (PyTorch's rule), but
+    physically it has a dim: cast it to the logical result dtype first."""
+    from ..ops._util import result_np
+    ts = [args[i] for i in positions if i < len(args) and args[i] is not None]
+    zero_b = [i for i in positions if i < len(args) and isinstance(args[i], Tensor) and
+              args[i].dim() == 0 and physical(args[i], level) is not None]
+    if not zero_b or not any(isinstance(t, Tensor) and t.dim() for t in ts):
+        return args
+    stand = [np.zeros((1,) * t.dim(), t._data.dtype) if isinstance(t, Tensor) else t
+             for t in ts]
+    target = result_np(*stand)
+    new = list(args)
+    for i in zero_b:
+        if new[i]._data.dtype != target:
+            from .. import _dtype as D
+            new[i] = new[i].to(D._FROM_NP[target])
+    return new
+
+
+# ---- rule makers -------------------------------------------------------------------------
+def _elementwise(positions=(0, 1)):
+    def rule(cls, args, level):
+        args = _fix_promotion(args, positions, level)
+        return wrap_outputs(cls.apply(*_align(args, level)), level)
+    return rule
+
+
+def _unary(cls, args, level):
+    """Elementwise ops of one tensor (other arguments are parameters)."""
+    p = physical(args[0], level)
+    if p is None or any(physical(a, level) is not None for a in args[1:]):
+        return loop(cls, args, level)
+    return wrap_outputs(cls.apply(p, *args[1:]), level)
+
+
+def _pointwise_loss(cls, args, level):
+    """(x, target, reduction, *params): elementwise with reduction='none', then reduce each
+    sample over its own dims."""
+    x, t, reduction = args[0], args[1], args[2]
+    aligned = _align([x, t], level)
+    out = cls.apply(aligned[0], aligned[1], "none", *args[3:])
+    if out.dim() > 1 and reduction in ("mean", "sum"):
+        if out.shape[0] != batch_size(level):
+            return loop(cls, args, level)
+        dims = tuple(range(1, out.dim()))
+        out = out.mean(dims) if reduction == "mean" else out.sum(dims)
+    return wrap_outputs(out, level)
+
+
+def _dims_at(*positions, as_cls=None):
+    """Single-tensor ops whose arguments at ``positions`` are dims of input 0."""
+    def rule(cls, args, level):
+        x = args[0]
+        p = physical(x, level)
+        if p is None or any(physical(a, level) is not None for a in args[1:]):
+            return loop(cls, args, level)
+        new = list(args)
+        new[0] = p
+        for i in positions:
+            if new[i] is not None:
+                new[i] = _shift(new[i], x.dim())
+        return wrap_outputs((as_cls or cls).apply(*new), level)
+    return rule
+
+
+def _reduce_all(per_dim, make_args):
+    """Ops reducing everything (``dim=None``): reduce the flattened sample instead."""
+    def rule(cls, args, level):
+        x = args[0]
+        p = physical(x, level)
+        if p is None:
+            return loop(cls, args, level)
+        return wrap_outputs(per_dim().apply(*make_args(p, x, args)), level)
+    return rule
+
+
+def _with_batch_shape(shape_pos, key_pos=None, dims=()):
+    """Ops building a tensor of a given shape (backward helpers such as Place)."""
+    def rule(cls, args, level):
+        p = physical(args[0], level)
+        if p is None or any(physical(a, level) is not None for a in args[1:]):
+            return loop(cls, args, level)
+        new = list(args)
+        new[0] = p
+        new[shape_pos] = (p.shape[0],) + tuple(args[shape_pos])
+        if key_pos is not None:
+            key = args[key_pos]
+            new[key_pos] = (slice(None),) + (key if isinstance(key, tuple) else (key,))
+        for i in dims:
+            new[i] = args[i] + 1
+        return wrap_outputs(cls.apply(*new), level)
+    return rule
+
+
+def _reshape(cls, args, level):
+    from ..ops import shape as S
+    p = physical(args[0], level)
+    return wrap_outputs(S.reshape(p, (p.shape[0],) + tuple(args[1])), level)
+
+
+def _expand_like(cls, args, level):
+    """Expand / Repeat: the sample gets leading size-1 dims first, the batch keeps its size."""
+    x, sizes = args[0], tuple(args[1])
+    p = physical(x, level)
+    lead = len(sizes) - x.dim()
+    if lead > 0:
+        p = p.reshape((p.shape[0],) + (1,) * lead + tuple(x.shape))
+    first = p.shape[0] if cls.__name__ == "Expand" else 1
+    return wrap_outputs(cls.apply(p, (first,) + sizes), level)
+
+
+def _permute(cls, args, level):
+    p = physical(args[0], level)
+    return wrap_outputs(cls.apply(p, (0,) + tuple(d + 1 for d in args[1])), level)
+
+
+def _join(cls, args, level):
+    """Cat / Stack (dim, *tensors): every tensor batched, the dim shifted."""
+    dim, xs = args[0], args[1:]
+    if any(x.dim() == 1 and x.shape[0] == 0 for x in xs):
+        return loop(cls, args, level)
+    return wrap_outputs(cls.apply(dim + 1, *[_batched(x, level) for x in xs]), level)
+
+
+def _basic_index(cls, args, level):
+    x, key = args[0], args[1]
+    p = physical(x, level)
+    if p is None or any(physical(a, level) is not None for a in args[2:]):
+        return loop(cls, args, level)
+    key = key if isinstance(key, tuple) else (key,)
+    return wrap_outputs(cls.apply(p, (slice(None),) + key), level)
+
+
+def _adjacent_advanced(key):
+    """Whether a NumPy key's advanced parts are adjacent (so a leading slice keeps order)."""
+    pos = [i for i, k in enumerate(key) if isinstance(k, (np.ndarray, int, np.integer))
+           and not isinstance(k, bool)]
+    if any(k is None or k is Ellipsis for k in key):
+        return False
+    return not pos or pos[-1] - pos[0] + 1 == len(pos)
+
+
+def _advanced_index(shape_pos=None):
+    def rule(cls, args, level):
+        p = physical(args[0], level)
+        key_pos = 1 if shape_pos is None else 2
+        key = args[key_pos]
+        key = key if isinstance(key, tuple) else (key,)
+        if p is None or not _adjacent_advanced(key) or \
+                any(physical(a, level) is not None for a in args[1:]):
+            return loop(cls, args, level)
+        new = list(args)
+        new[0] = p
+        new[key_pos] = (slice(None),) + key
+        if shape_pos is not None:
+            new[shape_pos] = (p.shape[0],) + tuple(args[shape_pos])
+        return wrap_outputs(cls.apply(*new), level)
+    return rule
+
+
+def _gather_like(cls, args, level):
+    """(x, dim, index[, src]): every tensor batched, dim shifted."""
+    x, dim = args[0], args[1]
+    new = [_batched(x, level), _shift(dim, x.dim())]
+    for a in args[2:]:
+        new.append(_batched(a, level) if isinstance(a, Tensor) else a)
+    return wrap_outputs(cls.apply(*new), level)
+
+
+def _index_select(cls, args, level):
+    x, dim, index = args
+    p = physical(x, level)
+    if p is None or physical(index, level) is not None:
+        return loop(cls, args, level)
+    return wrap_outputs(cls.apply(p, _shift(dim, x.dim()), index), level)
+
+
+def _matmul(cls, args, level):
+    from ..ops import linalg as L
+    a, b = args
+    return wrap_outputs(L.MatmulND.apply(*_align([a, b], level)), level)
+
+
+def _mv(cls, args, level):
+    a, v = args
+    return (a @ v.unsqueeze(-1)).squeeze(-1)
+
+
+def _dot(cls, args, level):
+    a, b = args
+    return (a * b).sum(-1)
+
+
+def _addmm(cls, args, level):
+    c, a, b, beta, alpha = args
+    prod = a @ b
+    if alpha != 1:
+        prod = prod * alpha
+    return prod + (c if beta == 1 else c * beta)
+
+
+def _einsum(cls, args, level):
+    eq, xs = args[0], args[1:]
+    ins, out = eq.split("->")
+    letter = next(c for c in "ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqponmlkjihgfedcba"
+                  if c not in eq)
+    subs = ins.split(",")
+    new_subs, new_xs = [], []
+    for s, x in zip(subs, xs):
+        p = physical(x, level)
+        new_subs.append(s if p is None else letter + s)
+        new_xs.append(x if p is None else p)
+    return wrap_outputs(cls.apply(",".join(new_subs) + "->" + letter + out, *new_xs), level)
+
+
+def _prod_all_args(p, x, args):
+    return (p.reshape(p.shape[0], -1), 1, False, args[3])
+
+
+def _install():
+    import importlib
+    mods = {}
+    for m in ("elementwise", "shape", "reduction", "indexing", "linalg", "activation", "loss"):
+        try:
+            mods[m] = importlib.import_module(f"numtorch.ops.{m}")
+        except ImportError:   # a family not written yet
+            mods[m] = None
+    R = mods["reduction"]
+
+    def put(mod, names, rule):
+        for name in names.split():
+            cls = getattr(mods[mod], name, None) if mods[mod] is not None else None
+            if isinstance(cls, type):
+                _RULES.setdefault(cls, rule)
+
+    put("elementwise", "Add Sub Rsub Mul Div Pow PowTensor PowScalarBase Remainder Fmod Atan2 "
+        "Maximum Minimum", _elementwise((0, 1)))
+    put("elementwise", "Where", _elementwise((1, 2)))
+    put("elementwise", "ClampTensor", _elementwise((0, 1, 2)))
+    put("elementwise", "Clamp", _unary)
+    from ..ops._base import BuiltinFunction
+    for v in vars(mods["elementwise"]).values():
+        if isinstance(v, type) and issubclass(v, BuiltinFunction) and v not in _RULES and \
+                getattr(v, "forward", None) is not None and v.__module__.endswith("elementwise"):
+            if v.forward.__code__.co_argcount == 2:   # (ctx, x): a unary op
+                _RULES[v] = _unary
+    put("shape", "Clone ToCopy", _unary)
+    put("shape", "View Reshape", _reshape)
+    put("shape", "Permute", _permute)
+    put("shape", "Transpose T", _dims_at(1, 2))
+    put("shape", "Expand Repeat", _expand_like)
+    put("shape", "Squeeze SqueezeAll Unsqueeze Select Narrow Flip", _dims_at(1))
+    put("shape", "Roll", _dims_at(2))
+    put("shape", "Diagonal", _dims_at(2, 3))
+    put("shape", "Cat Stack", _join)
+    put("shape", "Place", _with_batch_shape(1, key_pos=2))
+    put("shape", "DiagEmbedInto", _with_batch_shape(1, dims=(3, 4)))
+    put("reduction", "Sum Mean Var Std Amax Amin Logsumexp Cumsum Cumprod "
+        "Cummax Cummin Softmax LogSoftmax MaxDim MinDim Prod", _dims_at(1))
+    # a whole-sample reduction is a reduction over some dims of the batch (PyTorch's names)
+    put("reduction", "SumAll", _dims_at(1, as_cls=getattr(R, "Sum", None)))
+    put("reduction", "MeanAll", _dims_at(1, as_cls=getattr(R, "Mean", None)))
+    put("reduction", "VectorNorm", _dims_at(2))
+    put("reduction", "ProdAll", _reduce_all(lambda: R.Prod, _prod_all_args))
+    put("reduction", "MaxAll", _reduce_all(
+        lambda: R.Amax, lambda p, x, a: (p, tuple(range(1, p.dim())), False, "amax")))
+    put("reduction", "MinAll", _reduce_all(
+        lambda: R.Amin, lambda p, x, a: (p, tuple(range(1, p.dim())), False, "amin")))
+    put("indexing", "BasicIndex SelectIndex SliceIndex UnsqueezeIndex AliasIndex",
+        _basic_index)
+    put("indexing", "AdvancedIndex", _advanced_index())
+    put("indexing", "IndexAddInto", _advanced_index(shape_pos=1))
+    put("indexing", "Gather ScatterAdd Scatter", _gather_like)
+    put("indexing", "IndexSelect", _index_select)
+    put("linalg", "Mm Bmm MatmulND", _matmul)
+    put("linalg", "Mv", _mv)
+    put("linalg", "Dot", _dot)
+    put("linalg", "Addmm", _addmm)
+    put("linalg", "Einsum", _einsum)
+    put("activation", "LeakyRelu Elu Celu Selu Gelu GeluErf Silu Mish Softplus Hardtanh "
+        "Hardsigmoid Hardswish LogSigmoid Threshold Hardshrink Softshrink Tanhshrink Softsign "
+        "Relu6", _unary)
+    put("activation", "Glu", _dims_at(1))
+    put("loss", "MseLoss SmoothL1Loss HuberLoss SoftMarginLoss", _pointwise_loss)
+    _RULES["_installed"] = True

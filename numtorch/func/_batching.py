@@ -1,0 +1,367 @@
+"""Batched tensors for ``vmap``: what they are and how ops run on them.
+
+A batched tensor at vmap level ``L`` is an ordinary ``Tensor`` whose ``_data`` is a
+:class:`BatchedData`: it reports the *logical* (per-sample) shape and dtype, so ops' argument
+checks and shape arithmetic work unchanged, and holds the *physical* tensor (``.tensor``) whose
+dim 0 is the batch. The physical tensor may itself be batched at an outer (smaller) level, so
+nested vmaps nest wrappers; stripping every wrapper gives a plain tensor whose leading dims are
+the batch dims in increasing level order.
+
+Ops reach :func:`apply_builtin` through the interposition hook; a batching rule
+(``_batch_rules``) rewrites the call onto physical tensors, so one NumPy call serves the whole
+batch, and the outputs are wrapped again. Ops without a rule run once per sample and are
+stacked (correct, slower). Anything that reads a batched tensor's values outside an op (NumPy on
+``_data``, ``.item()``, printing) raises :class:`Unbatchable`, and ``vmap`` then runs the whole
+function once per sample.
+
+The autograd graph is recorded on the physical tensors (a wrapper mirrors its physical
+tensor's ``grad_fn``), so backward needs no batching rules; :func:`grad_any` converts batched
+roots, cotangents and inputs for the engine.
+"""
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd import _interpose
+
+__all__ = ["BatchedData", "Unbatchable", "wrap", "wrap_all", "unwrap_all", "levels_of",
+           "apply_builtin", "apply_custom", "grad_any", "differentiable_copy",
+           "fresh_leaf_like", "top_level", "batch_size"]
+
+
+class Unbatchable(Exception):
+    """Raised when a batched tensor's values are read outside an op; vmap then loops."""
+
+
+class _Flags:
+    c_contiguous = True
+    f_contiguous = False
+    writeable = False
+    owndata = False
+
+
+def _refuse(what):
+    def method(self, *args, **kwargs):
+        raise Unbatchable(what)
+    method.__name__ = what
+    return method
+
+
+_LIKE = (np.zeros_like, np.ones_like, np.empty_like, np.full_like)
+
+
+class _ShapeOnly(np.ndarray):
+    """An array standing for a batched tensor's shape: computing with it raises."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        raise Unbatchable(f"NumPy ufunc {ufunc.__name__} on a batched tensor")
+
+    def __array_function__(self, func, types, args, kwargs):
+        raise Unbatchable(f"NumPy function {func.__name__} on a batched tensor")
+
+
+class BatchedData:
+    """The ``_data`` of a batched tensor: logical metadata plus the physical tensor."""
+
+    __slots__ = ("tensor", "level", "shape", "dtype")
+    flags = _Flags()
+
+    def __init__(self, tensor, level):
+        self.tensor = tensor
+        self.level = level
+        d = tensor._data
+        self.shape = tuple(d.shape[1:])
+        self.dtype = d.dtype
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.itemsize
+
+    @property
+    def strides(self):
+        st, acc = [], self.dtype.itemsize
+        for n in reversed(self.shape):
+            st.append(acc)
+            acc *= max(n, 1)
+        return tuple(reversed(st))
+
+    def __array__(self, dtype=None, copy=None):
+        raise Unbatchable("conversion of a batched tensor to a NumPy array")
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        raise Unbatchable(f"NumPy ufunc {ufunc.__name__} on a batched tensor")
+
+    def __array_function__(self, func, types, args, kwargs):
+        if func in _LIKE and args and args[0] is self:
+            # NOTE: zeros_like & co. read only the shape and dtype: a per-sample array
+            stand_in = np.broadcast_to(np.zeros((), self.dtype), self.shape)
+            return func(stand_in, *args[1:], **kwargs)
+        raise Unbatchable(f"NumPy function {func.__name__} on a batched tensor")
+
+    def view(self, *args):
+        """A shape-only stand-in (``_viewable`` tests reshapes on it; rules decide physically)."""
+        if args:
+            raise Unbatchable("ndarray.view(dtype) on a batched tensor")
+        return np.broadcast_to(np.zeros((), self.dtype), self.shape).view(_ShapeOnly)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise Unbatchable(f"ndarray.{name} on a batched tensor")
+
+    def __repr__(self):
+        return f"BatchedData(lvl={self.level}, shape={self.shape})"
+
+    __hash__ = object.__hash__
+    for _name in ("__bool__", "__len__", "__iter__", "__float__", "__int__", "__index__",
+                  "__getitem__", "__setitem__", "__add__", "__radd__", "__sub__", "__rsub__",
+                  "__mul__", "__rmul__", "__truediv__", "__rtruediv__", "__pow__", "__neg__",
+                  "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__and__",
+                  "__or__", "__invert__", "__matmul__"):
+        locals()[_name] = _refuse(_name)
+    del _name
+
+    def __eq__(self, other):  # noqa: F811  (identity comparison only)
+        if other is self:
+            return True
+        raise Unbatchable("comparison of a batched tensor's data")
+
+
+_BD = BatchedData
+
+
+# ---- levels --------------------------------------------------------------------------------
+def batch_size(level):
+    for lvl, size, _ in _interpose.STATE.vmap_levels:
+        if lvl == level:
+            return size
+    raise AssertionError(f"vmap level {level} is not active")
+
+
+def level_of(t):
+    """The vmap level ``t`` is batched at (its outermost wrapper), or None."""
+    d = t._data
+    return d.level if type(d) is _BD else None
+
+
+def top_level(args):
+    """The innermost vmap level among the tensors in ``args`` (or None)."""
+    best = None
+    for a in args:
+        if isinstance(a, Tensor):
+            d = a._data
+            if type(d) is _BD and (best is None or d.level > best):
+                best = d.level
+    return best
+
+
+def wrap(p, level):
+    """A batched tensor at ``level`` whose physical tensor is ``p`` (batch at dim 0)."""
+    if p._rg and p._grad_fn is None:
+        p = p.view_as(p)  # a wrapper never stands for a leaf: edges go through p's node
+    t = Tensor._make(_BD(p, level), p._grad_fn, p._rg)
+    t._output_nr = p._output_nr
+    t._vc = p._vc
+    ex = p._extra
+    if ex is not None and ex.get("fw"):
+        _wrap_tangents(p, t, level)
+    return t
+
+
+def _wrap_tangents(p, t, level):
+    from ..autograd import _tangents
+    for lvl, tan in _tangents.visible_tangents(p).items():
+        _tangents.set_tangent(t, lvl, wrap(tan, level) if tan.shape == p.shape else tan)
+
+
+def unwrap_all(t):
+    """``(plain tensor, levels)``: strip every wrapper; leading dims are the batch dims."""
+    levels = []
+    while type(t._data) is _BD:
+        levels.append(t._data.level)
+        t = t._data.tensor
+    levels.reverse()
+    return t, levels
+
+
+def levels_of(t):
+    levels = []
+    while type(t._data) is _BD:
+        levels.append(t._data.level)
+        t = t._data.tensor
+    levels.reverse()
+    return levels
+
+
+def wrap_all(p, levels):
+    """Inverse of :func:`unwrap_all` (``levels`` increasing, matching p's leading dims)."""
+    for lvl in levels:
+        p = wrap(p, lvl)
+    return p
+
+
+def to_layout(t, levels):
+    """``t`` batched at (at least) ``levels``, broadcast where it was not; its tangents too.
+
+    NOTE: physical tensors never carry tangents (those live on the wrappers), so the physical
+    reshaping runs with every tangent hidden and the tangents are laid out separately.
+    """
+    from ..autograd import _tangents
+    p, have = unwrap_all(t)
+    levels = sorted(set(levels) | set(have))
+    if have == levels:
+        return t
+    with _interpose.ceiling(0):
+        w = wrap_all(_insert_levels(p, have, levels), levels)
+    for lvl, tan in _tangents.visible_tangents(t).items():
+        _tangents.set_tangent(w, lvl, to_layout(tan, levels))
+    return w
+
+
+def _insert_levels(p, have, want):
+    """Physical ``p`` (batch dims ``have``) broadcast to batch dims ``want`` (a superset)."""
+    if want == have:
+        return p
+    if not set(have) <= set(want):
+        raise AssertionError(f"cannot drop batch levels {have} -> {want}")
+    logical = list(p.shape[len(have):])
+    shape, src = [], 0
+    for lvl in want:
+        if lvl in have:
+            shape.append(p.shape[src])
+            src += 1
+        else:
+            shape.append(1)
+    p = p.reshape(shape + logical)
+    return p.expand([batch_size(lvl) for lvl in want] + logical)
+
+
+# ---- op application -----------------------------------------------------------------------
+def apply_builtin(cls, args, level):
+    """Run built-in op ``cls`` with some arguments batched at ``level``."""
+    from . import _batch_rules
+    return _batch_rules.rule_for(cls)(cls, args, level)
+
+
+def wrap_outputs(out, level):
+    if isinstance(out, tuple):
+        return tuple(wrap(o, level) if isinstance(o, Tensor) else o for o in out)
+    return wrap(out, level) if isinstance(out, Tensor) else out
+
+
+def physical(a, level):
+    """The physical tensor of ``a`` at ``level`` (batch at dim 0), or None if unbatched."""
+    d = a._data if isinstance(a, Tensor) else None
+    if type(d) is _BD and d.level == level:
+        p = d.tensor
+        if p._rg and not a._rg:   # ``a`` was detached (``.detach()`` copies the wrapper only)
+            p = p.detach()
+        return p
+    return None
+
+
+def apply_custom(cls, args, kwargs, level):
+    """A user Function on batched inputs: its ``vmap`` rule or the generated one."""
+    from . import _custom_vmap
+    return _custom_vmap.apply(cls, args, kwargs, level)
+
+
+# ---- autograd on batched tensors ----------------------------------------------------------
+def _cotangent(g, out_levels):
+    """``g`` laid out for a root batched at ``out_levels``: those levels stripped (physical),
+    any other levels kept as wrappers (a batched backward)."""
+    p, have = unwrap_all(g)
+    extra = [lvl for lvl in have if lvl not in out_levels]
+    allv = sorted(set(have) | set(out_levels))
+    p = _insert_levels(p, have, allv)
+    order = [allv.index(lvl) for lvl in extra] + [allv.index(lvl) for lvl in out_levels]
+    order += list(range(len(allv), p.dim()))
+    if order != list(range(p.dim())):
+        p = p.permute(order)
+    return wrap_all(p, extra)
+
+
+def _rewrap_result(r, in_levels):
+    """A gradient w.r.t. a physical input (batch ``in_levels``) back as a batched tensor."""
+    if r is None:
+        return None
+    p, extra = unwrap_all(r)
+    allv = extra + list(in_levels)
+    if not allv:
+        return p
+    order = sorted(range(len(allv)), key=lambda i: allv[i])
+    order += list(range(len(allv), p.dim()))
+    if order != list(range(p.dim())):
+        p = p.permute(order)
+    return wrap_all(p, sorted(allv))
+
+
+def grad_any(outputs, inputs, grad_outputs, create_graph=False, allow_unused=False,
+             retain_graph=None):
+    """``autograd.grad`` for possibly batched outputs, inputs and cotangents."""
+    from ..autograd._api import grad
+    from .. import _creation
+    wrapped = any(type(t._data) is _BD for t in list(outputs) + list(inputs) +
+                  [g for g in (grad_outputs or ()) if g is not None])
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    if not wrapped:
+        return grad(outputs, inputs, grad_outputs, retain_graph=retain_graph,
+                    create_graph=create_graph, allow_unused=allow_unused)
+    S = _interpose.STATE
+    if any(lvl < S.ceiling for lvl in S.fw_levels):
+        # NOTE: tangents live on the wrappers, not on the physical tensors a batched backward
+        # runs on, so forward-over-reverse inside vmap would lose them: loop instead.
+        raise Unbatchable("forward-mode AD over a backward pass inside vmap")
+    roots, cots = [], []
+    for o, g in zip(outputs, grad_outputs):
+        p, lv = unwrap_all(o)
+        if g is None:
+            g = _creation.ones_like(o)
+        roots.append(p)
+        cots.append(_cotangent(g, lv))
+    phys_in, in_levels = zip(*[unwrap_all(x) for x in inputs]) if inputs else ((), ())
+    res = grad(roots, list(phys_in), cots, retain_graph=retain_graph,
+               create_graph=create_graph, allow_unused=allow_unused)
+    return tuple(_rewrap_result(r, lv) for r, lv in zip(res, in_levels))
+
+
+def differentiable_copy(a):
+    """``a`` as a tensor that requires grad, connected to ``a`` when ``a`` requires grad, with
+    the same batching and visible tangents."""
+    from ..autograd import _tangents
+    if a._rg:
+        return a.view_as(a)
+    p, lv = unwrap_all(a)
+    q = p.detach().requires_grad_()
+    if lv:
+        q = wrap_all(q.view_as(q), lv)
+    return _tangents.copy_visible_tangents(a, q)
+
+
+def fresh_leaf_like(y, extra=()):
+    """Zeros shaped like ``y`` that require grad, batched at the levels of ``y`` and of
+    ``extra`` (so that a batched cotangent gets one gradient per sample)."""
+    from .. import _creation
+    levels = set(levels_of(y))
+    for e in extra:
+        if e is not None:
+            levels.update(levels_of(e))
+    levels = sorted(levels)
+    shape = [batch_size(lvl) for lvl in levels] + list(y.shape)
+    p = _creation.zeros(shape, dtype=y.dtype).requires_grad_()
+    return wrap_all(p.view_as(p), levels) if levels else p

@@ -1,0 +1,173 @@
+"""Custom autograd Functions under ``vmap``: the ``vmap`` staticmethod or the generated rule.
+
+The user's Function runs on batched (logical) tensors, wrapped in one internal Function on the
+physical tensors so that autograd records a node there: its backward (and jvp) wraps the
+incoming physical gradients back into batched tensors, runs the user's ``backward`` (or ``jvp``)
+batched, and returns physical gradients; an unbatched input gets the sum over the batch.
+"""
+from typing import NamedTuple
+
+from .._tensor import Tensor
+from ..autograd import _interpose
+from ..autograd.function import Function, _user_names
+from ._batching import physical, wrap, batch_size
+
+__all__ = ["apply", "VmapInfo"]
+
+
+class VmapInfo(NamedTuple):
+    """What a Function's ``vmap`` staticmethod receives as ``info``."""
+
+    batch_size: int
+    randomness: str
+
+
+def _has_vmap(cls):
+    return "vmap" in _user_names(cls)
+
+
+def apply(cls, args, kwargs, level):
+    """Apply user Function ``cls`` to ``args`` batched at ``level``."""
+    gen, own = bool(cls.generate_vmap_rule), _has_vmap(cls)
+    if gen and own:
+        raise RuntimeError(
+            f"You tried to vmap over {cls.__name__}, but it has both generate_vmap_rule=True "
+            "and an overriden vmap staticmethod. Please set generate_vmap_rule=False or delete "
+            "the overriden vmap staticmethod to avoid ambiguity. For more details, please see "
+            "https://pytorch.org/docs/main/notes/extending.func.html")
+    if not (gen or own):
+        raise RuntimeError(
+            f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please "
+            "override and implement the vmap staticmethod or set generate_vmap_rule=True. For "
+            "more details, please see https://pytorch.org/docs/main/notes/extending.func.html")
+    phys = []
+    flags = []
+    for a in args:
+        p = physical(a, level) if isinstance(a, Tensor) else None
+        phys.append(a if p is None else p)
+        flags.append(p is not None)
+    out = VmappedFunction.apply(cls, level, kwargs, tuple(flags), *phys)
+    outs = out if isinstance(out, tuple) else (out,)
+    wrapped = tuple(wrap(o, level) if isinstance(o, Tensor) else o for o in outs)
+    return wrapped if _LAST_TUPLE[0] else wrapped[0]
+
+
+_STASH = []           # the user ctx, from forward to setup_context
+_LAST_TUPLE = [False]
+
+
+class reentered:
+    """Make vmap ``level`` active again (a backward may run after vmap returned)."""
+
+    def __init__(self, level, size, randomness="error"):
+        self.level, self.size, self.randomness = level, size, randomness
+        self.pushed = False
+
+    def __enter__(self):
+        if not any(v[0] == self.level for v in _interpose.STATE.vmap_levels):
+            _interpose.STATE.vmap_levels.append((self.level, self.size, self.randomness))
+            _interpose.STATE.vmap_levels.sort()
+            _interpose._refresh()
+            self.pushed = True
+
+    def __exit__(self, *exc):
+        if self.pushed:
+            _interpose.pop_vmap(self.level)
+
+
+def _unwrap_out(o, level, size):
+    """A user output as a physical tensor with the batch at dim 0."""
+    if not isinstance(o, Tensor):
+        return o
+    p = physical(o, level)
+    if p is not None:
+        return p
+    return o.unsqueeze(0).expand((size,) + tuple(o.shape))
+
+
+def _move_out(o, d, size):
+    if not isinstance(o, Tensor):
+        return o
+    if d is None:
+        return o.unsqueeze(0).expand((size,) + tuple(o.shape))
+    return o.movedim(d, 0) if d != 0 else o
+
+
+class VmappedFunction(Function):
+    """The node a user Function leaves in the graph when applied under vmap."""
+
+    @staticmethod
+    def forward(user_cls, level, kwargs, flags, *phys):
+        from ..autograd._tangents import run_custom
+        size = batch_size(level)
+        wrapped = tuple(wrap(p, level) if f else p for p, f in zip(phys, flags))
+        if _has_vmap(user_cls):
+            info = VmapInfo(size, _randomness(level))
+            in_dims = tuple(0 if f else None for f in flags)
+            out, out_dims = user_cls.vmap(info, in_dims, *phys, **kwargs)
+            is_tuple = isinstance(out, tuple)
+            outs = out if is_tuple else (out,)
+            dims = out_dims if isinstance(out_dims, tuple) else (out_dims,) * len(outs)
+            outs_w = tuple(wrap(_move_out(o, d, size), level) if isinstance(o, Tensor) else o
+                           for o, d in zip(outs, dims))
+            from ..autograd.function import _new_ctx
+            ctx = _new_ctx(user_cls)
+            user_cls.setup_context(ctx, wrapped, outs_w if is_tuple else outs_w[0])
+        else:
+            ctx, out = run_custom(user_cls, wrapped, kwargs)
+            is_tuple = isinstance(out, tuple)
+            outs_w = out if is_tuple else (out,)
+        _STASH.append((ctx, size))
+        _LAST_TUPLE[0] = is_tuple
+        res = tuple(_unwrap_out(o, level, size) for o in outs_w)
+        return res if is_tuple else res[0]
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        user_ctx, size = _STASH.pop()
+        ctx.user_cls, ctx.level, ctx.flags = inputs[0], inputs[1], inputs[3]
+        ctx.user_ctx, ctx.size = user_ctx, size
+        if user_ctx.to_save:
+            user_ctx._saved = tuple(None if t is None else (0, t, t._vc[0])
+                                    for t in user_ctx.to_save)
+            user_ctx.to_save = None
+
+    @staticmethod
+    def backward(ctx, *grads):
+        user_ctx = ctx.user_ctx
+        user_ctx.needs_input_grad = tuple(ctx.needs_input_grad[4:])
+        with reentered(ctx.level, ctx.size):
+            gw = [None if g is None else wrap(g, ctx.level) for g in grads]
+            res = ctx.user_cls.backward(user_ctx, *gw)
+            res = res if isinstance(res, tuple) else (res,)
+            out = [_to_input(r, f, ctx.level) for r, f in zip(res, ctx.flags)]
+        return (None, None, None, None) + tuple(out)
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        from ..autograd._tangents import call_jvp
+        with reentered(ctx.level, ctx.size):
+            tw = [None if t is None else (wrap(t, ctx.level) if f else t)
+                  for t, f in zip(tangents[4:], ctx.flags)]
+            res = call_jvp(ctx.user_cls, ctx.user_ctx, tw)
+            res = res if isinstance(res, tuple) else (res,)
+            out = tuple(_unwrap_out(r, ctx.level, ctx.size) if r is not None else None
+                        for r in res)
+        return out if len(out) > 1 else out[0]
+
+
+def _to_input(r, batched, level):
+    """A gradient from the batched backward, as the gradient of the physical input."""
+    if r is None or not isinstance(r, Tensor):
+        return r
+    p = physical(r, level)
+    if batched:
+        return p if p is not None else r.unsqueeze(0)
+    return p.sum(0) if p is not None else r
+
+
+def _randomness(level):
+    for lvl, _, rnd in _interpose.STATE.vmap_levels:
+        if lvl == level:
+            return rnd
+    return "error"

@@ -1,0 +1,427 @@
+"""``torch.func`` gradient transforms: grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian,
+linearize.
+
+Reverse mode uses the ordinary autograd engine: each transform differentiates with respect to
+fresh copies of its inputs (so nested transforms never confuse their variables) and keeps the
+graph of the result only when something outside the transform needs it (an input or a
+captured tensor that requires grad, or an enclosing transform). Forward mode uses a private
+dual level per call, so ``jvp`` calls nest.
+"""
+import functools
+
+from .._tensor import Tensor
+from ..autograd import _interpose, _tangents
+from ..autograd.graph import AccumulateGrad
+from ..autograd.grad_mode import STATE, enable_grad
+from . import _pytree
+from ._batching import grad_any, differentiable_copy, to_layout, unwrap_all, wrap_all
+
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian",
+           "linearize"]
+
+
+class _FuncLevel:
+    """Marks a torch.func transform as active (custom Functions then need setup_context)."""
+
+    def __enter__(self):
+        _interpose.enter_func()
+
+    def __exit__(self, *exc):
+        _interpose.exit_func()
+
+
+def _zeros_like(t):
+    from .. import _creation
+    return _creation.zeros_like(t)
+
+
+def detach_any(t):
+    """``t.detach()`` that also cuts a batched tensor's physical tensor from the graph."""
+    p, levels = unwrap_all(t)
+    return wrap_all(p.detach(), levels) if levels else t.detach()
+
+
+def _prepare(x, what):
+    """A differentiable copy of input ``x``, batched at every active vmap level (so that
+    gradients inside vmap are per sample)."""
+    if not isinstance(x, Tensor):
+        raise RuntimeError(f"{what}: Expected all inputs to be Tensors, got {type(x)}")
+    if not (x.is_floating_point() or x.is_complex()):
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
+    levels = [v[0] for v in _interpose.STATE.vmap_levels]
+    if levels:
+        x = to_layout(x, sorted(set(levels)))
+    return differentiable_copy(x)
+
+
+def _reaches_outside(outputs, own):
+    """Whether the graph of ``outputs`` reaches a leaf other than the transform's own inputs."""
+    own_nodes = set()
+    for x in own:
+        p, _ = unwrap_all(x)
+        node = p._grad_fn if p._grad_fn is not None else p._edge()[0]
+        own_nodes.add(node)
+    stack = []
+    for o in outputs:
+        p, _ = unwrap_all(o)
+        if p._rg:
+            stack.append(p._grad_fn if p._grad_fn is not None else p._edge()[0])
+    seen = set()
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen or node in own_nodes:
+            continue
+        seen.add(node)
+        if type(node) is AccumulateGrad:
+            return True
+        stack.extend(child for child, _ in node.next_functions)
+    return False
+
+
+def _needs_graph(originals, copies, outputs, grad_on):
+    if not grad_on:
+        return False
+    if any(isinstance(x, Tensor) and x._rg for x in originals):
+        return True
+    return _reaches_outside(outputs, copies)
+
+
+# ---- argnums --------------------------------------------------------------------------------
+def _check_argnums(argnums, n):
+    def one(a):
+        if not isinstance(a, int) or isinstance(a, bool):
+            raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(a)}")
+        if not -n <= a < n:
+            raise RuntimeError(f"Got argnum={a}, but only {n} positional inputs")
+        return a % n if n else a
+    if isinstance(argnums, tuple):
+        if not argnums:
+            raise RuntimeError("argnums must be non-empty")
+        return tuple(one(a) for a in argnums)
+    if not isinstance(argnums, int) or isinstance(argnums, bool):
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+    return one(argnums)
+
+
+def _select(args, argnums):
+    return tuple(args[i] for i in argnums) if isinstance(argnums, tuple) else args[argnums]
+
+
+def _replace(args, argnums, new):
+    args = list(args)
+    if isinstance(argnums, tuple):
+        for i, v in zip(argnums, new):
+            args[i] = v
+    else:
+        args[argnums] = new
+    return tuple(args)
+
+
+# ---- grad -----------------------------------------------------------------------------------
+def grad_and_value(func, argnums=0, has_aux=False):
+    """Like :func:`grad`, returning ``(gradient, value)`` (``(gradient, (value, aux))`` with
+    ``has_aux``).
+
+    >>> import numtorch as torch
+    >>> torch.func.grad_and_value(lambda x: (x ** 2).sum())(torch.tensor([1., 2.]))
+    (tensor([2., 4.]), tensor(5.))
+    """
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        with _FuncLevel():
+            return _grad_and_value(func, argnums, has_aux, args, kwargs)
+    return wrapper
+
+
+def _grad_and_value(func, argnums, has_aux, args, kwargs):
+    what = "grad_and_value(f)(*args)"
+    grad_on = STATE.enabled
+    argnums = _check_argnums(argnums, len(args))
+    diff = _select(args, argnums)
+    flat, spec = _pytree.tree_flatten(diff)
+    copies = [_prepare(x, what) for x in flat]
+    with enable_grad():
+        out = func(*_replace(args, argnums, _pytree.tree_unflatten(copies, spec)), **kwargs)
+    aux = None
+    if has_aux:
+        if not (isinstance(out, tuple) and len(out) == 2):
+            raise RuntimeError(f"{what}: output of function f should be a tuple: (output, aux) "
+                               "if has_aux is True")
+        out, aux = out
+    if not isinstance(out, Tensor):
+        raise RuntimeError(f"{what}: Expected f(*args) to return a Tensor, got {type(out)}")
+    if out.dim() != 0:
+        raise RuntimeError(f"{what}: Expected f(*args) to return a scalar Tensor, got tensor "
+                           f"with {out.dim()} dims. Maybe you wanted to use the vjp or jacrev "
+                           "APIs instead?")
+    create = _needs_graph(flat, copies, [out], grad_on)
+    if out._rg:
+        grads = grad_any([out], copies, None, create_graph=create, allow_unused=True)
+    else:
+        grads = [None] * len(copies)
+    grads = [g if g is not None else _zeros_like(c) for g, c in zip(grads, copies)]
+    if not create:
+        out = detach_any(out)
+        grads = [detach_any(g) if g._rg else g for g in grads]
+    g = _pytree.tree_unflatten(grads, spec)
+    if has_aux:
+        aux = _pytree.tree_map(lambda a: detach_any(a) if isinstance(a, Tensor) and
+                               not create else a, aux)
+        return g, (out, aux)
+    return g, out
+
+
+def grad(func, argnums=0, has_aux=False):
+    """The gradient of scalar-valued ``func`` with respect to argument(s) ``argnums``.
+
+    Args:
+        func: returns a scalar tensor (and an auxiliary value when ``has_aux``).
+        argnums: which positional argument(s) to differentiate (an int or a tuple).
+        has_aux: ``func`` returns ``(output, aux)``; the gradient function then returns
+            ``(gradient, aux)``.
+
+    Returns:
+        A function computing the gradient, with the structure of the chosen arguments.
+
+    >>> import numtorch as torch
+    >>> torch.func.grad(lambda x: x.sin().sum())(torch.tensor([0.0]))
+    tensor([1.])
+    """
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        with _FuncLevel():
+            res = _grad_and_value(func, argnums, has_aux, args, kwargs)
+        if has_aux:
+            g, (_, aux) = res
+            return g, aux
+        return res[0]
+    return wrapper
+
+
+# ---- vjp ------------------------------------------------------------------------------------
+def vjp(func, *primals, has_aux=False):
+    """``func(*primals)`` and a function mapping output cotangents to input cotangents.
+
+    >>> import numtorch as torch
+    >>> out, fn = torch.func.vjp(torch.sin, torch.tensor([0.0]))
+    >>> fn(torch.tensor([2.0]))
+    (tensor([2.]),)
+    """
+    with _FuncLevel():
+        return _vjp(func, primals, has_aux)
+
+
+def _vjp(func, primals, has_aux):
+    what = "vjp(f, *primals)"
+    grad_on = STATE.enabled
+    flat, spec = _pytree.tree_flatten(primals)
+    copies = [_prepare(x, what) for x in flat]
+    with enable_grad():
+        out = func(*_pytree.tree_unflatten(copies, spec))
+    aux = None
+    if has_aux:
+        if not (isinstance(out, tuple) and len(out) == 2):
+            raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: "
+                               "(output, aux) if has_aux is True")
+        out, aux = out
+    flat_out, out_spec = _pytree.tree_flatten(out)
+    for o in flat_out:
+        if not isinstance(o, Tensor):
+            raise RuntimeError("vjp(f, *primals): expected f(*primals) to return only tensors, "
+                               f"got unsupported type {type(o)}")
+    create = _needs_graph(flat, copies, flat_out, grad_on)
+
+    def vjp_fn(cotangents, *, retain_graph=True, create_graph=None):
+        flat_ct, ct_spec = _pytree.tree_flatten(cotangents)
+        if ct_spec != out_spec:
+            raise RuntimeError("Expected pytree structure of cotangents to be the same as "
+                               "pytree structure of outputs to the function. cotangents: "
+                               f"{ct_spec.pprint()}, primal output: {out_spec.pprint()}")
+        with _FuncLevel():
+            cg = create or (create_graph is True) or any(
+                isinstance(c, Tensor) and c._rg for c in flat_ct)
+            pairs = [(o, c) for o, c in zip(flat_out, flat_ct) if o._rg]
+            grads = [None] * len(copies)
+            if pairs:
+                grads = grad_any([o for o, _ in pairs], copies, [c for _, c in pairs],
+                                 create_graph=cg, retain_graph=retain_graph,
+                                 allow_unused=True)
+            grads = [g if g is not None else _zeros_like(c) for g, c in zip(grads, copies)]
+            return _pytree.tree_unflatten(grads, spec)
+
+    shown = out if create else _pytree.tree_map(
+        lambda o: detach_any(o) if isinstance(o, Tensor) else o, out)
+    if has_aux:
+        return shown, vjp_fn, aux
+    return shown, vjp_fn
+
+
+# ---- jvp ------------------------------------------------------------------------------------
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """``(func(*primals), J @ tangents)`` by forward-mode AD.
+
+    >>> import numtorch as torch
+    >>> torch.func.jvp(torch.sin, (torch.tensor([0.0]),), (torch.tensor([3.0]),))
+    (tensor([0.]), tensor([3.]))
+    """
+    what = "jvp(f, primals, tangents)"
+    if not isinstance(primals, tuple):
+        raise RuntimeError(f"{what}: Expected primals to be a tuple. E.g. it should be valid "
+                           "to call f(*primals).")
+    flat_p, p_spec = _pytree.tree_flatten(primals)
+    flat_t, t_spec = _pytree.tree_flatten(tangents)
+    if p_spec != t_spec:
+        raise RuntimeError(f"{what}: Expected primals and tangents to have the same python "
+                           "structure. For example, if primals is a tuple of 3 tensors, "
+                           "tangents also must be. Got primals with structure "
+                           f"{p_spec} and tangents with structure {t_spec}")
+    with _FuncLevel():
+        return _jvp(func, flat_p, flat_t, p_spec, has_aux)
+
+
+def _jvp(func, flat_p, flat_t, p_spec, has_aux):
+    from ..autograd.forward_ad import make_dual_at, unpack_at
+    lvl = _interpose.push_fw()
+    try:
+        duals = [make_dual_at(p, t, lvl) for p, t in zip(flat_p, flat_t)]
+        out = func(*_pytree.tree_unflatten(duals, p_spec))
+        aux = None
+        if has_aux:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise RuntimeError("jvp(f, primals, tangents): output of function f should be "
+                                   "a tuple: (output, aux) if has_aux is True")
+            out, aux = out
+        flat_o, o_spec = _pytree.tree_flatten(out)
+        prim, tans = [], []
+        for o in flat_o:
+            if not isinstance(o, Tensor):
+                raise RuntimeError("jvp(f, primals, tangents): Expected f(*primals) to return "
+                                   f"only tensors, got unsupported type {type(o)}")
+            p, t = unpack_at(o, lvl)
+            prim.append(p)
+            tans.append(t if t is not None else _zeros_like(p))
+    finally:
+        _interpose.pop_fw(lvl)
+    res = (_pytree.tree_unflatten(prim, o_spec), _pytree.tree_unflatten(tans, o_spec))
+    return res + (aux,) if has_aux else res
+
+
+# ---- jacobians ------------------------------------------------------------------------------
+def _assemble(per_out, out_spec, in_spec):
+    """Jacobian blocks ``per_out[o][i]`` in the structure PyTorch returns."""
+    return _pytree.tree_unflatten([_pytree.tree_unflatten(row, in_spec) for row in per_out],
+                                  out_spec)
+
+
+def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
+    """The Jacobian of ``func`` by reverse mode: vjps of the one-hot cotangents, batched with
+    vmap (``chunk_size`` at a time) and looped where vmap cannot batch them.
+
+    >>> import numtorch as torch
+    >>> torch.func.jacrev(lambda x: x * 2)(torch.ones(2))
+    tensor([[2., 0.],
+            [0., 2.]])
+    """
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        n = _check_argnums(argnums, len(args))
+        diff = _select(args, n)
+
+        def f(*d):
+            return func(*_replace(args, n, d if isinstance(n, tuple) else d[0]), **kwargs)
+        res = vjp(f, *(diff if isinstance(n, tuple) else (diff,)), has_aux=has_aux)
+        out, fn = res[0], res[1]
+        flat_in, in_spec = _pytree.tree_flatten(diff)
+        flat_out, out_spec = _pytree.tree_flatten(out)
+        per_out = []
+        for k, o in enumerate(flat_out):
+            def row(e, k=k):
+                cts = [e if j == k else _zeros_like(q) for j, q in enumerate(flat_out)]
+                return tuple(_pytree.tree_flatten(fn(_pytree.tree_unflatten(cts, out_spec)))[0])
+            rows = _one_hot_map(row, o, chunk_size)
+            per_out.append([r.reshape(tuple(o.shape) + tuple(x.shape))
+                            for r, x in zip(rows, flat_in)])
+        jac = _assemble(per_out, out_spec, in_spec)
+        return (jac, res[2]) if has_aux else jac
+    return wrapper
+
+
+def _one_hot_map(fn, t, chunk_size=None):
+    """``fn`` (returning a tuple of tensors) applied to each one-hot tensor shaped like ``t``,
+    results stacked along a new dim 0: one vmap call, or a loop where vmap fails."""
+    from .. import _creation
+    from ..ops.shape import stack
+    from ._vmap import vmap
+    basis = _creation.eye(t.numel(), dtype=t.dtype).reshape((t.numel(),) + tuple(t.shape))
+    if t.numel() > 1:
+        try:
+            return vmap(fn, chunk_size=chunk_size)(basis)
+        except Exception:  # noqa: BLE001 - the loop below raises any genuine error again
+            pass
+    if t.numel() == 0:
+        return tuple(r.new_zeros((0,) + tuple(r.shape)) for r in fn(_zeros_like(t)))
+    results = [fn(basis[i]) for i in range(t.numel())]
+    return tuple(stack([r[m] for r in results]) for m in range(len(results[0])))
+
+
+def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+    """The Jacobian of ``func`` by forward mode: jvps of the one-hot tangents of each input,
+    batched with vmap (looped where vmap cannot batch them).
+
+    >>> import numtorch as torch
+    >>> torch.func.jacfwd(lambda x: x ** 2)(torch.tensor([1., 2.]))
+    tensor([[2., 0.],
+            [0., 4.]])
+    """
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        n = _check_argnums(argnums, len(args))
+        diff = _select(args, n)
+        flat_in, in_spec = _pytree.tree_flatten(diff)
+
+        def f(*flat):
+            return func(*_replace(args, n, _pytree.tree_unflatten(list(flat), in_spec)),
+                        **kwargs)
+        res = jvp(f, tuple(flat_in), tuple(_zeros_like(x) for x in flat_in), has_aux=has_aux)
+        out, aux = res[0], (res[2] if has_aux else None)
+        flat_out, out_spec = _pytree.tree_flatten(out)
+        cols = []   # cols[m][k]: tangents of output k for input m's one-hot tangents
+        for m, x in enumerate(flat_in):
+            def col(e, m=m):
+                tans = tuple(e if j == m else _zeros_like(q) for j, q in enumerate(flat_in))
+                return tuple(_pytree.tree_flatten(jvp(f, tuple(flat_in), tans,
+                                                      has_aux=has_aux)[1])[0])
+            cols.append(_one_hot_map(col, x))
+        per_out = [[cols[m][k].movedim(0, -1).reshape(tuple(o.shape) + tuple(x.shape))
+                    for m, x in enumerate(flat_in)] for k, o in enumerate(flat_out)]
+        jac = _assemble(per_out, out_spec, in_spec)
+        return (jac, aux) if has_aux else jac
+    return wrapper
+
+
+def hessian(func, argnums=0):
+    """The Hessian of scalar ``func``: ``jacfwd(jacrev(func))``.
+
+    >>> import numtorch as torch
+    >>> torch.func.hessian(lambda x: (x ** 3).sum())(torch.tensor([1., 2.]))
+    tensor([[ 6.,  0.],
+            [ 0., 12.]])
+    """
+    return jacfwd(jacrev(func, argnums), argnums)
+
+
+def linearize(func, *primals):
+    """``(func(*primals), jvp_fn)`` where ``jvp_fn(*tangents)`` is the JVP at ``primals``.
+
+    >>> import numtorch as torch
+    >>> out, fn = torch.func.linearize(torch.sin, torch.tensor([0.0]))
+    >>> fn(torch.tensor([2.0]))
+    tensor([2.])
+    """
+    with _FuncLevel():
+        out = func(*primals)
+    out = _pytree.tree_map(lambda o: detach_any(o) if isinstance(o, Tensor) else o, out)
+
+    def jvp_fn(*tangents):
+        return jvp(func, primals, tangents)[1]
+    return out, jvp_fn

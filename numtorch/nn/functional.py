@@ -1,0 +1,2052 @@
+"""``torch.nn.functional``: activations, losses, convolution, pooling, normalisation, ...
+
+Ops PyTorch implements as fused kernels are built-in Functions (``numtorch.ops.activation``,
+``loss``, ``conv``, ``pooling``, ``normalization``) with PyTorch's ``grad_fn`` names; ops
+PyTorch composes from other ops are composed the same way here. Random ops (dropout) draw
+from PyTorch's random stream in PyTorch's order.
+
+>>> import numtorch as torch
+>>> import numtorch.nn.functional as F
+>>> F.relu(torch.tensor([-1.0, 2.0]))
+tensor([0., 2.])
+"""
+import math
+import warnings
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
+from ..ops import activation as A
+from ..ops._base import BuiltinFunction
+from ..ops import elementwise as E
+from ..ops import loss as LS
+from ..ops import normalization as N
+from ..ops import pooling as P
+from ..ops import reduction as R
+from ..ops import shape as S
+from ..ops.conv import Convolution, ConvGeom, ConvTranspose
+from ..ops.inplace import inplace as _inplace
+from ..ops.linalg import linear, einsum
+from .modules.utils import _ntuple, _pair, _single, _triple
+
+_make = Tensor._make
+
+
+def _const(a):
+    return _make(np.asarray(a), None, False)
+
+
+# ---- activations -------------------------------------------------------------------------
+def _act(x, op, *args, inplace=False):
+    """Apply activation ``op`` (a BuiltinFunction), in place when asked."""
+    if inplace:
+        return _inplace(x, lambda t: op.apply(t, *args))
+    return op.apply(A.float_input(x), *args)
+
+
+def relu(input, inplace=False):
+    """max(x, 0).
+
+    >>> relu(torch.tensor([-1.0, 1.0]))
+    tensor([0., 1.])
+    """
+    return input.relu_() if inplace else E.relu(input)
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def relu6(input, inplace=False):
+    """min(max(x, 0), 6) (grad_fn ``HardtanhBackward0``, as PyTorch)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """Clamp to [min_val, max_val].
+
+    >>> hardtanh(torch.tensor([-2.0, 0.5, 2.0]))
+    tensor([-1.0000,  0.5000,  1.0000])
+    """
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _act(input, A.Hardtanh, min_val, max_val, inplace=inplace)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, True)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x if x > 0 else negative_slope * x.
+
+    >>> leaky_relu(torch.tensor([-1.0, 1.0]), 0.1)
+    tensor([-0.1000,  1.0000])
+    """
+    return _act(input, A.LeakyRelu, negative_slope, inplace=inplace)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, True)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """x if x > 0 else alpha * (exp(x) - 1).
+
+    >>> elu(torch.tensor([-1.0, 1.0]))
+    tensor([-0.6321,  1.0000])
+    """
+    return _act(input, A.Elu, alpha, 1.0, 1.0, inplace=inplace)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, True)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    """scale * elu(x, alpha) with the self-normalising constants.
+
+    >>> selu(torch.tensor([1.0]))
+    tensor([1.0507])
+    """
+    return _act(input, A.Elu, _SELU_ALPHA, _SELU_SCALE, 1.0, inplace=inplace)
+
+
+def selu_(input):
+    return selu(input, True)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+
+    >>> celu(torch.tensor([-1.0]), 2.0)
+    tensor([-0.7869])
+    """
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    return _act(input, A.Celu, alpha, 1.0, 1.0 / alpha, inplace=inplace)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, True)
+
+
+def gelu(input, approximate="none"):
+    """x * Phi(x), exactly (erf) or with the tanh approximation.
+
+    >>> gelu(torch.tensor([1.0])), gelu(torch.tensor([1.0]), approximate='tanh')
+    (tensor([0.8413]), tensor([0.8412]))
+    """
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return A.Gelu.apply(A.float_input(input), approximate)
+
+
+def silu(input, inplace=False):
+    """x * sigmoid(x).
+
+    >>> silu(torch.tensor([1.0]))
+    tensor([0.7311])
+    """
+    return _act(input, A.Silu, inplace=inplace)
+
+
+def mish(input, inplace=False):
+    """x * tanh(softplus(x)).
+
+    >>> mish(torch.tensor([1.0]))
+    tensor([0.8651])
+    """
+    return _act(input, A.Mish, inplace=inplace)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta * x)) / beta, linear above ``threshold``.
+
+    >>> softplus(torch.tensor([0.0]))
+    tensor([0.6931])
+    """
+    return A.Softplus.apply(A.float_input(input), beta, threshold)
+
+
+def softsign(input):
+    """x / (1 + |x|).
+
+    >>> softsign(torch.tensor([1.0]))
+    tensor([0.5000])
+    """
+    return input / (input.abs() + 1)
+
+
+def hardsigmoid(input, inplace=False):
+    """clamp(x / 6 + 1 / 2, 0, 1).
+
+    >>> hardsigmoid(torch.tensor([0.0, 4.0]))
+    tensor([0.5000, 1.0000])
+    """
+    return _act(input, A.Hardsigmoid, inplace=inplace)
+
+
+def hardswish(input, inplace=False):
+    """x * hardsigmoid(x).
+
+    >>> hardswish(torch.tensor([1.0]))
+    tensor([0.6667])
+    """
+    return _act(input, A.Hardswish, inplace=inplace)
+
+
+def sigmoid(input):
+    """1 / (1 + exp(-x)).
+
+    >>> sigmoid(torch.tensor([0.0]))
+    tensor([0.5000])
+    """
+    return E.sigmoid(input)
+
+
+def tanh(input):
+    """Hyperbolic tangent.
+
+    >>> tanh(torch.tensor([0.0]))
+    tensor([0.])
+    """
+    return E.tanh(input)
+
+
+def logsigmoid(input):
+    """log(sigmoid(x)), computed stably.
+
+    >>> logsigmoid(torch.tensor([0.0]))
+    tensor([-0.6931])
+    """
+    return A.LogSigmoid.apply(A.float_input(input))
+
+
+def tanhshrink(input):
+    """x - tanh(x).
+
+    >>> tanhshrink(torch.tensor([1.0]))
+    tensor([0.2384])
+    """
+    return input - input.tanh()
+
+
+def softshrink(input, lambd=0.5):
+    """x - lambd / x + lambd outside [-lambd, lambd], else 0.
+
+    >>> softshrink(torch.tensor([-1.0, 0.2, 1.0]))
+    tensor([-0.5000,  0.0000,  0.5000])
+    """
+    return A.Softshrink.apply(A.float_input(input), lambd)
+
+
+def hardshrink(input, lambd=0.5):
+    """x outside [-lambd, lambd], else 0.
+
+    >>> hardshrink(torch.tensor([-1.0, 0.2]))
+    tensor([-1.,  0.])
+    """
+    return A.Hardshrink.apply(A.float_input(input), lambd)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """x if x > threshold else value.
+
+    >>> threshold(torch.tensor([0.5, 2.0]), 1.0, -1.0)
+    tensor([-1.,  2.])
+    """
+    return _act(input, A.Threshold, threshold, value, inplace=inplace)
+
+
+def threshold_(input, threshold_value, value):
+    return threshold(input, threshold_value, value, True)
+
+
+def prelu(input, weight):
+    """x if x > 0 else weight * x, weight per channel (dim 1) or shared.
+
+    >>> prelu(torch.tensor([[-1.0, 1.0]]), torch.tensor([0.25]))
+    tensor([[-0.2500,  1.0000]])
+    """
+    if weight.numel() != 1:
+        if input.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.ndim >= 2 else 1
+        if weight.numel() != channels:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {weight.numel()} and channel size = "
+                               f"{channels}.")
+        if input.ndim >= 2:
+            weight = weight.reshape((1, -1) + (1,) * (input.ndim - 2))
+    return A.Prelu.apply(input, weight)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomised leaky ReLU: slope ~ U(lower, upper) per negative element when training.
+
+    >>> rrelu(torch.tensor([-1.0, 1.0]))
+    tensor([-0.2292,  1.0000])
+    """
+    if not training:
+        op = P.named(A.LeakyRelu, "RreluWithNoiseBackward0")
+        return _act(input, op, (lower + upper) / 2, inplace=inplace)
+    from .. import _random as R_
+    x = input._data
+    noise = np.ones(x.shape, x.dtype)
+    neg = ~(x > 0)
+    # NOTE: PyTorch draws one double uniform per non-positive element, in memory order.
+    noise[neg] = R_.uniform((int(neg.sum()),), np.float64, lower, upper).astype(x.dtype)
+    if inplace:
+        return _inplace(input, lambda t: A.RreluWithNoise.apply(t, _const(noise)))
+    return A.RreluWithNoise.apply(input, _const(noise))
+
+
+def glu(input, dim=-1):
+    """a * sigmoid(b) where a, b are the halves of ``input`` along ``dim``.
+
+    >>> glu(torch.tensor([1.0, 0.0]))
+    tensor([0.5000])
+    """
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = input._wrap_dim(dim)
+    if input.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
+                           f"{input.shape[d]}")
+    return A.Glu.apply(input, d)
+
+
+def _softmax_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(x) / sum(exp(x)) along ``dim``.
+
+    >>> softmax(torch.tensor([0.0, 0.0]), 0)
+    tensor([0.5000, 0.5000])
+    """
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+    return R.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """log(softmax(x)) along ``dim``, computed stably.
+
+    >>> log_softmax(torch.tensor([0.0, 0.0]), 0)
+    tensor([-0.6931, -0.6931])
+    """
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return R.log_softmax(input, dim, dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-x) along ``dim``.
+
+    >>> softmin(torch.tensor([0.0, 1.0]), 0)
+    tensor([0.7311, 0.2689])
+    """
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim(), _stacklevel)
+    return R.softmax(-input, dim, dtype)
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """Softmax of (logits + Gumbel noise) / tau; one-hot (straight-through) when ``hard``.
+
+    >>> gumbel_softmax(torch.zeros(3)).sum()
+    tensor(1.)
+    """
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    from .._creation import empty_like, zeros_like
+    gumbels = -empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+# ---- linear ------------------------------------------------------------------------------
+def bilinear(input1, input2, weight, bias=None):
+    """out[..., k] = x1 W[k] x2 + b[k].
+
+    >>> bilinear(torch.ones(1, 2), torch.ones(1, 3), torch.ones(4, 2, 3)).shape
+    torch.Size([1, 4])
+    """
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got "
+                           f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
+    lead = tuple(input1.shape[:-1])
+    x1 = input1.reshape(-1, input1.shape[-1])
+    x2 = input2.reshape(-1, input2.shape[-1])
+    out = einsum("bi,kij,bj->bk", x1, weight, x2)
+    if bias is not None:
+        out = out + bias
+    return out.reshape(lead + (weight.shape[0],))
+
+
+# ---- dropout -----------------------------------------------------------------------------
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _noise(input, p, feature):
+    """PyTorch's dropout mask: bernoulli_(1 - p) on an input-like (or (N, C, 1...)) tensor."""
+    from .._creation import empty
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2) if feature else input.shape
+    return empty(shape, dtype=input.dtype).bernoulli_(1 - p)
+
+
+def _dropout_impl(input, p, training, inplace, feature=False, alpha=False):
+    _check_p(p)
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if p == 1:
+        zero = _make(np.zeros((), input._data.dtype), None, False)
+        return input.mul_(zero) if inplace else input * zero
+    noise = _noise(input, p, feature)
+    b = None
+    if alpha:
+        a_ = 1.7580993408473766
+        a = 1.0 / math.sqrt((a_ * a_ * p + 1) * (1 - p))
+        b = (noise - 1) * (a_ * a) + a_ * a * p
+        noise = noise * a
+    else:
+        noise.div_(1 - p)
+    out = input.mul_(noise) if inplace else input * noise
+    if b is not None:
+        out = out.add_(b) if inplace else out + b
+    return out
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability ``p`` and scale the rest by 1 / (1 - p).
+
+    >>> _ = torch.manual_seed(0)
+    >>> dropout(torch.ones(4), 0.5)
+    tensor([0., 0., 2., 0.])
+    """
+    return _dropout_impl(input, p, training, inplace)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout that keeps SELU's self-normalising mean and variance.
+
+    >>> alpha_dropout(torch.ones(2), 0.5)
+    tensor([1., 1.])
+    """
+    return _dropout_impl(input, p, training, inplace, alpha=True)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Alpha dropout of whole channels.
+
+    >>> feature_alpha_dropout(torch.ones(1, 2), 0.5)
+    tensor([[1., 1.]])
+    """
+    return _dropout_impl(input, p, training, inplace, feature=True, alpha=True)
+
+
+def _feature_dropout(input, p, training, inplace, name, dims):
+    _check_p(p)
+    ndim = input.dim()
+    if ndim not in (dims + 1, dims + 2):
+        raise RuntimeError(f"{name}: Expected {dims + 1}D or {dims + 2}D input, but received a "
+                           f"{ndim}D input. Note that {name} exists to provide channel-wise "
+                           f"dropout on inputs with {dims} spatial dimension"
+                           f"{'s' if dims > 1 else ''}, a channel dimension, and an optional "
+                           f"batch dimension (i.e. {dims + 1}D or {dims + 2}D inputs).")
+    batched = ndim == dims + 2
+    if not batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    out = _dropout_impl(input, p, training, inplace, feature=True)
+    if not batched:
+        out = out.squeeze_(0) if inplace else out.squeeze(0)
+    return out
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, L) or (C, L) input.
+
+    >>> dropout1d(torch.ones(2, 3), training=False).shape
+    torch.Size([2, 3])
+    """
+    return _feature_dropout(input, p, training, inplace, "dropout1d", 1)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, H, W) input.
+
+    >>> dropout2d(torch.ones(1, 2, 3, 3), training=False).shape
+    torch.Size([1, 2, 3, 3])
+    """
+    _check_p(p)
+    ndim = input.dim()
+    if ndim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {ndim}-D input to dropout2d, which is deprecated "
+                      "and will result in an error in a future release. To retain the behavior "
+                      "and silence this warning, please use dropout instead. Note that "
+                      "dropout2d exists to provide channel-wise dropout on inputs with 2 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension "
+                      "(i.e. 3D or 4D inputs).", stacklevel=2)
+    if ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that "
+                      "channel-wise 1D dropout behavior is desired - input is interpreted as "
+                      "shape (N, C, L), where C is the channel dim. This behavior will change "
+                      "in a future release to interpret the input as one without a batch "
+                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise "
+                      "dropout behavior, please switch to using dropout1d instead.",
+                      stacklevel=2)
+    return _dropout_impl(input, p, training, inplace, feature=True)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) input.
+
+    >>> dropout3d(torch.ones(1, 2, 1, 1, 1), training=False).shape
+    torch.Size([1, 2, 1, 1, 1])
+    """
+    _check_p(p)
+    ndim = input.dim()
+    if ndim not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {ndim}-D input to dropout3d, which is deprecated "
+                      "and will result in an error in a future release. To retain the behavior "
+                      "and silence this warning, please use dropout instead. Note that "
+                      "dropout3d exists to provide channel-wise dropout on inputs with 3 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension "
+                      "(i.e. 4D or 5D inputs).", stacklevel=2)
+    batched = ndim == 5
+    if not batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    out = _dropout_impl(input, p, training, inplace, feature=True)
+    if not batched:
+        out = out.squeeze_(0) if inplace else out.squeeze(0)
+    return out
+
+
+# ---- losses ------------------------------------------------------------------------------
+def _legacy_reduction(size_average, reduce, emit_warning=True):
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if size_average and reduce else ("sum" if reduce else "none")
+    if emit_warning:
+        warnings.warn("size_average and reduce args will be deprecated, please use "
+                      f"reduction='{ret}' instead.", stacklevel=3)
+    return ret
+
+
+def _reduction(reduction, size_average=None, reduce=None):
+    """The reduction string, from the legacy flags when given; checked as PyTorch."""
+    if size_average is not None or reduce is not None:
+        return _legacy_reduction(size_average, reduce)
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use "
+                      "reduction='mean' instead.", stacklevel=3)
+        return "mean"
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _warn_size(input, target):
+    if target.size() != input.size():
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input "
+                      f"size ({input.size()}). This will likely lead to incorrect results due "
+                      "to broadcasting. Please ensure they have the same size.", stacklevel=3)
+
+
+def _weighted(errors, weight, input, reduction):
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    errors = errors * weight
+    if reduction == "none":
+        return errors
+    if reduction == "sum":
+        return errors.sum()
+    if reduction == "mean":
+        return errors.sum() / weight.sum()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     "'sum'.")
+
+
+def _pointwise(op, input, target, reduction, *args):
+    x, t = S.broadcast_tensors(input, target)
+    return op.apply(x, t, reduction, *args)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean squared error.
+
+    >>> mse_loss(torch.tensor([1.0, 3.0]), torch.zeros(2))
+    tensor(5.)
+    """
+    _warn_size(input, target)
+    if weight is not None:
+        return _weighted((input - target).pow(2), weight, input,
+                         _legacy_or(reduction, size_average, reduce))
+    return _pointwise(LS.MseLoss, input, target, _reduction(reduction, size_average, reduce))
+
+
+def _legacy_or(reduction, size_average, reduce):
+    if size_average is not None or reduce is not None:
+        return _legacy_reduction(size_average, reduce)
+    return reduction
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean absolute error.
+
+    >>> l1_loss(torch.tensor([1.0, -3.0]), torch.zeros(2))
+    tensor(2.)
+    """
+    _warn_size(input, target)
+    reduction = _legacy_or(reduction, size_average, reduce)
+    x, t = S.broadcast_tensors(input, target)
+    if weight is not None:
+        return _weighted((x - t).abs(), weight, input, reduction)
+    return _reduce((x - t).abs(), _reduction(reduction))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """Squared error below ``beta``, absolute error above it.
+
+    >>> smooth_l1_loss(torch.tensor([0.5, 3.0]), torch.zeros(2))
+    tensor(1.3125)
+    """
+    _warn_size(input, target)
+    reduction = _reduction(reduction, size_average, reduce)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0.0:   # PyTorch falls back to the composite l1 loss
+        x, t = S.broadcast_tensors(input, target)
+        return _reduce((x - t).abs(), reduction)
+    return _pointwise(LS.SmoothL1Loss, input, target, reduction, float(beta))
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """Squared error below ``delta``, delta-scaled absolute error above it.
+
+    >>> huber_loss(torch.tensor([0.5, 3.0]), torch.zeros(2))
+    tensor(1.3125)
+    """
+    _warn_size(input, target)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if weight is not None:
+        loss = LS.HuberLoss.apply(*S.broadcast_tensors(input, target), "none", float(delta))
+        return _weighted(loss, weight, input, reduction)
+    return _pointwise(LS.HuberLoss, input, target, _reduction(reduction), float(delta))
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """log(1 + exp(-y x)), averaged.
+
+    >>> soft_margin_loss(torch.tensor([0.0]), torch.tensor([1.0]))
+    tensor(0.6931)
+    """
+    return _pointwise(LS.SoftMarginLoss, input, target,
+                      _reduction(reduction, size_average, reduce))
+
+
+def _nll_shapes(input, target):
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() == 1:
+        if target.dim() != 0:
+            raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported")
+        return input.unsqueeze(0), target.unsqueeze(0), True
+    if input.size(0) != target.size(0):
+        raise ValueError(f"Expected input batch_size ({input.size(0)}) to match target "
+                         f"batch_size ({target.size(0)}).")
+    if input.dim() > 2 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise RuntimeError(f"size mismatch (got input: {_dims(input.shape)} , target: "
+                           f"{_dims(target.shape)}")
+    return input, target, False
+
+
+def _dims(shape):
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def _check_targets(target, n_classes, ignore_index):
+    t = target._data
+    if target._data.dtype.kind not in "iu":
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype.name.capitalize()}"
+                           .replace("Float32", "Float").replace("Float64", "Double"))
+    bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
+    if bad.any():
+        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """Negative log likelihood of the target classes (input holds log-probabilities).
+
+    >>> nll_loss(torch.tensor([[-1.0, -2.0]]), torch.tensor([1]))
+    tensor(2.)
+    """
+    reduction = _reduction(reduction, size_average, reduce)
+    x, t, unbatched = _nll_shapes(input, target)
+    _check_targets(t, x.shape[1], ignore_index)
+    if weight is not None and weight.numel() != x.shape[1]:
+        raise RuntimeError(f"weight tensor should be defined either for all {x.shape[1]} "
+                           f"classes or no classes but got weight tensor of shape: "
+                           f"{_dims(weight.shape)}")
+    op = LS.NllLoss2d if x.dim() >= 3 else LS.NllLoss
+    w = None if weight is None else weight.detach()
+    out = op.apply(x, t.to(D.int64), w, reduction, ignore_index)
+    return out.squeeze(0) if unbatched and reduction == "none" else out
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """log_softmax over dim 1 then nll_loss; class-index or class-probability targets.
+
+    >>> cross_entropy(torch.tensor([[0.0, 0.0]]), torch.tensor([1]))
+    tensor(0.6931)
+    """
+    reduction = _reduction(reduction, size_average, reduce)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing}")
+    class_dim = 0 if input.dim() == 1 else 1
+    logp = log_softmax(input, class_dim)
+    if input.shape == target.shape and target.is_floating_point():
+        return _ce_probs(logp, target, weight, reduction, label_smoothing, class_dim)
+    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    if label_smoothing == 0.0:
+        return nll
+    return _ce_smoothing(logp, target, weight, reduction, ignore_index, label_smoothing,
+                         class_dim, nll)
+
+
+def _class_view(weight, ndim, class_dim):
+    shape = [1] * ndim
+    shape[class_dim] = weight.numel()
+    return weight.reshape(shape)
+
+
+def _ce_probs(logp, target, weight, reduction, smoothing, class_dim):
+    n_classes = logp.shape[class_dim]
+    if smoothing > 0:
+        target = target * (1 - smoothing) + smoothing / n_classes
+    prod = logp * target
+    if weight is not None:
+        prod = prod * _class_view(weight, logp.ndim, class_dim)
+    if reduction == "mean":
+        return -prod.sum() / (logp.numel() // n_classes)
+    if reduction == "sum":
+        return -prod.sum()
+    return -prod.sum(class_dim)
+
+
+def _ce_smoothing(logp, target, weight, reduction, ignore_index, smoothing, class_dim, nll):
+    n_classes = logp.shape[class_dim]
+    ignore = target == ignore_index
+    if weight is not None:
+        smooth = -(logp * _class_view(weight, logp.ndim, class_dim)).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    smooth = smooth.masked_fill(ignore, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            denom = weight.gather(0, target.masked_select(~ignore).flatten()).sum()
+        else:
+            denom = (~ignore).sum()
+        ret = smooth.sum() / denom
+    elif reduction == "sum":
+        ret = smooth.sum()
+    else:
+        ret = smooth
+    return nll * (1 - smoothing) + ret * (smoothing / n_classes)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """-(t log x + (1 - t) log(1 - x)), logs clamped at -100.
+
+    >>> binary_cross_entropy(torch.tensor([0.5]), torch.tensor([1.0]))
+    tensor(0.6931)
+    """
+    reduction = _reduction(reduction, size_average, reduce)
+    if target.size() != input.size():
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the "
+                         f"input size ({input.size()}) is deprecated. Please ensure they have "
+                         "the same size.")
+    x = input._data
+    if x.size and ((x < 0) | (x > 1)).any():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if weight is not None:
+        weight = weight.expand(np.broadcast_shapes(tuple(target.shape), tuple(weight.shape)))
+    return LS.BinaryCrossEntropy.apply(input, target, weight, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):
+    """BCE on sigmoid(input), computed stably; ``pos_weight`` weighs positive targets.
+
+    >>> binary_cross_entropy_with_logits(torch.tensor([0.0]), torch.tensor([1.0]))
+    tensor(0.6931)
+    """
+    reduction = _reduction(reduction, size_average, reduce)
+    if target.size() != input.size():
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size "
+                         f"({input.size()})")
+    return LS.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """KL(target || input) with ``input`` in log space.
+
+    >>> kl_div(torch.tensor([0.0]), torch.tensor([1.0]), reduction='sum')
+    tensor(0.)
+    """
+    if size_average is not None or reduce is not None:
+        red = _legacy_reduction(size_average, reduce)
+    else:
+        if reduction == "mean":
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and "
+                          "the support size.'batchmean' divides only by the batch size, and "
+                          "aligns with the KL div math definition.'mean' will be changed to "
+                          "behave the same as 'batchmean' in the next major release.",
+                          stacklevel=2)
+        red = "sum" if reduction == "batchmean" else _reduction(reduction)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = E.xlogy(target, target) - target * input
+    out = _reduce(loss, red)
+    if reduction == "batchmean" and input.dim() != 0:
+        out = out / input.size()[0]
+    return out
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    """Poisson negative log likelihood (optionally with Stirling's term).
+
+    >>> poisson_nll_loss(torch.tensor([0.0]), torch.tensor([1.0]))
+    tensor(1.)
+    """
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + (target * (2 * math.pi)).log() * 0.5
+        loss = loss + stirling.masked_fill(target <= 1, 0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """Gaussian negative log likelihood with predicted variance ``var``.
+
+    >>> gaussian_nll_loss(torch.tensor([0.0]), torch.tensor([0.0]), torch.tensor([1.0]))
+    tensor(0.)
+    """
+    from .._creation import ones_like
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * ones_like(input)
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if var.size() != input.size():
+        if input.size()[:-1] == var.size():
+            var = var.unsqueeze(-1)
+        elif input.ndim == var.ndim and sum(
+                y for x, y in zip(input.size(), var.size()) if x != y) == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def _zeros_like(t):
+    from .._creation import zeros_like
+    return zeros_like(t)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    """x where y == 1, max(0, margin - x) where y == -1.
+
+    >>> hinge_embedding_loss(torch.tensor([0.3, 2.0]), torch.tensor([1.0, -1.0]))
+    tensor(0.1500)
+    """
+    reduction = _reduction(reduction, size_average, reduce)
+    zeros = _zeros_like(input)
+    margin_clamp = (margin - input).clamp_min(0)
+    out = E.where(target != 1, margin_clamp, zeros) + E.where(target != -1, input, zeros)
+    return _reduce(out, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                        reduction="mean"):
+    """max(0, -y (x1 - x2) + margin).
+
+    >>> margin_ranking_loss(torch.tensor([1.0]), torch.tensor([2.0]), torch.tensor([1.0]))
+    tensor(1.)
+    """
+    reduction = _reduction(reduction, size_average, reduce)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
+                           f"but got sizes: input1: {input1.size()}, input2: {input2.size()}, "
+                           f"target: {target.size()} ")
+    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                          reduction="mean"):
+    """1 - cos(x1, x2) where y == 1, max(0, cos(x1, x2) - margin) where y == -1.
+
+    >>> cosine_embedding_loss(torch.ones(1, 2), torch.ones(1, 2), torch.tensor([1]))
+    tensor(0.)
+    """
+    reduction = _reduction(reduction, size_average, reduce)
+    tdim = target.dim()
+    if tdim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if tdim == 1 and (input1.dim() != 2 or input2.dim() != 2):
+        raise RuntimeError(f"1D target tensor expects 2D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+    if tdim == 0 and (input1.dim() != 1 or input2.dim() != 1):
+        raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+    eps = 1e-12
+    prod = (input1 * input2).sum(tdim)
+    denom = (((input1 * input1).sum(tdim) + eps) * ((input2 * input2).sum(tdim) + eps)).sqrt()
+    cos = prod / denom
+    zeros = _zeros_like(cos)
+    out = E.where(target == 1, 1 - cos, zeros) + \
+        E.where(target == -1, (cos - margin).clamp_min(0), zeros)
+    return _reduce(out, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    """max(0, d(a, p) - d(a, n) + margin) with pairwise p-norm distances.
+
+    >>> triplet_margin_loss(torch.zeros(1, 2), torch.zeros(1, 2), torch.ones(1, 2))
+    tensor(0.)
+    """
+    reduction = _reduction(reduction, size_average, reduce)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = E.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce((d_pos - d_neg + margin).clamp_min(0), reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    """Triplet loss with a custom distance (pairwise_distance by default).
+
+    >>> triplet_margin_with_distance_loss(torch.zeros(1, 2), torch.zeros(1, 2), torch.ones(1, 2))
+    tensor(0.)
+    """
+    if margin <= 0:
+        raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, "
+                         f"got {margin} instead")
+    dist = distance_function if distance_function is not None else pairwise_distance
+    d_pos = dist(anchor, positive)
+    d_neg = dist(anchor, negative)
+    if swap:
+        d_neg = E.minimum(d_neg, dist(positive, negative))
+    return _reduce((margin + d_pos - d_neg).clamp_min(0), _reduction(reduction))
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    """Per-class logistic loss averaged over classes.
+
+    >>> multilabel_soft_margin_loss(torch.zeros(1, 2), torch.ones(1, 2))
+    tensor(0.6931)
+    """
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.size(class_dim)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    return _reduce(loss, reduction)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    """Multi-class hinge loss: sum_j max(0, margin - x[y] + x[j])^p / C.
+
+    >>> multi_margin_loss(torch.tensor([[0.0, 0.0]]), torch.tensor([0]))
+    tensor(0.5000)
+    """
+    reduction = _reduction(reduction, size_average, reduce)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    x, t = input, target
+    unbatched = x.dim() <= 1
+    if unbatched:
+        x, t = x.reshape(1, -1), t.reshape(1)
+    _check_targets(t, x.shape[1], -(1 << 62))
+    out = LS.MultiMarginLoss.apply(x, t, p, margin, weight, reduction)
+    return out.reshape(()) if unbatched and reduction == "none" and input.dim() == 0 else \
+        (out.squeeze(0) if unbatched and reduction == "none" else out)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """sum over target classes j and other classes i of max(0, 1 - (x[j] - x[i])) / C.
+
+    ``target`` lists class indices per sample, ended by the first -1.
+
+    >>> multilabel_margin_loss(torch.tensor([[0.1, 0.2, 0.4, 0.8]]), torch.tensor([[3, 0, -1, 1]]))
+    tensor(0.8500)
+    """
+    reduction = _reduction(reduction, size_average, reduce)
+    x, t = (input, target) if input.dim() > 1 else (input.unsqueeze(0), target.unsqueeze(0))
+    tv = t._data
+    n, c = x.shape
+    ended = np.cumsum(tv < 0, axis=1) > 0
+    is_target = np.zeros((n, c), bool)
+    rows, cols = np.nonzero(~ended)
+    is_target[rows, tv[rows, cols]] = True
+    pos = _const(is_target.astype(x._data.dtype))
+    picked = (x * pos).unsqueeze(2)                       # x[j] on target rows j
+    margins = (1 - picked + x.unsqueeze(1)).clamp_min(0)  # [n, j, i]
+    pair = _const((is_target[:, :, None] & ~is_target[:, None, :]).astype(x._data.dtype))
+    loss = (margins * pair).sum((1, 2)) / c
+    if input.dim() == 1 and reduction == "none":
+        loss = loss.squeeze(0)
+    return _reduce(loss, reduction)
+
+
+# ---- embeddings and distances -------------------------------------------------------------
+class _Embedding(BuiltinFunction):
+    """out = weight[idx];  dweight = g added back at idx (padding row kept at zero)."""
+    _backward_name = "EmbeddingBackward0"
+
+    @staticmethod
+    def forward(ctx, weight, idx, padding_idx, scale_by_freq):
+        ctx.shape, ctx.idx = weight.shape, idx
+        ctx.padding_idx, ctx.scale = padding_idx, scale_by_freq
+        return weight[idx]
+
+    @staticmethod
+    def backward(ctx, g):
+        idx = ctx.idx.reshape(-1)
+        gflat = g.reshape(-1, ctx.shape[1])
+        keep = np.ones(idx.shape, g._data.dtype)
+        if ctx.padding_idx >= 0:
+            keep[idx == ctx.padding_idx] = 0
+        if ctx.scale:
+            counts = np.bincount(idx, minlength=ctx.shape[0])
+            keep = keep / counts[idx]
+        from ..ops.indexing import IndexAddInto
+        return IndexAddInto.apply(gflat * _const(keep[:, None]), ctx.shape, (idx,)), None, \
+            None, None
+
+
+def _embedding_renorm(weight, idx, max_norm, norm_type):
+    rows = np.unique(idx)
+    w = weight._data
+    norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
+    scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+    w[rows] = (w[rows] * scale[:, None]).astype(w.dtype)
+    weight._vc[0] += 1
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """Rows of ``weight`` at the indices in ``input``.
+
+    >>> embedding(torch.tensor([1]), torch.eye(2))
+    tensor([[0., 1.]])
+    """
+    n = weight.size(0)
+    if padding_idx is not None:
+        if padding_idx >= n or padding_idx < -n:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx = padding_idx + n if padding_idx < 0 else padding_idx
+    else:
+        padding_idx = -1
+    idx = input._data
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           "following scalar types: Long, Int; but got "
+                           f"{input.type()} instead (while checking arguments for embedding)")
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _embedding_renorm(weight, idx, max_norm, norm_type)
+    return _Embedding.apply(weight, idx, padding_idx, scale_grad_by_freq)
+
+
+def one_hot(tensor, num_classes=-1):
+    """int64 one-hot encoding with ``num_classes`` classes (max + 1 by default).
+
+    >>> one_hot(torch.tensor([0, 2]))
+    tensor([[1, 0, 0],
+            [0, 0, 1]])
+    """
+    x = tensor._data
+    if x.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        if x.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(x.max()) + 1
+    if x.size and x.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if x.size and x.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return _const((x[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input / max(||input||_p, eps)`` along ``dim``.
+
+    >>> normalize(torch.tensor([[3.0, 4.0]]))
+    tensor([[0.6000, 0.8000]])
+    """
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    res = input / denom
+    if out is not None:
+        out.copy_(res)
+        return out
+    return res
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """||x1 - x2 + eps||_p over the last dim.
+
+    >>> pairwise_distance(torch.tensor([[0.0, 0.0]]), torch.tensor([[3.0, 4.0]]), eps=0)
+    tensor([5.])
+    """
+    ndim = max(x1.dim(), x2.dim())
+    return (x1 - x2 + eps).norm(p, ndim - 1, keepdim=keepdim)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """Cosine of the angle between x1 and x2 along ``dim``.
+
+    >>> cosine_similarity(torch.tensor([[1.0, 0.0]]), torch.tensor([[1.0, 1.0]]))
+    tensor([0.7071])
+    """
+    x1, x2 = S.broadcast_tensors(x1, x2)
+    n1 = R.vector_norm(x1, 2, dim, True)
+    n2 = R.vector_norm(x2, 2, dim, True)
+    with no_grad():
+        n1c = n1.clamp_min(eps)
+        n2c = n2.clamp_min(eps)
+    # NOTE: PyTorch clamps the norms in place under no_grad: the clamp is invisible to autograd
+    n1 = n1 + (n1c - n1).detach()
+    n2 = n2 + (n2c - n2).detach()
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pdist(input, p=2):
+    """Distances between all pairs of rows (upper triangle, row-major).
+
+    >>> pdist(torch.tensor([[0.0, 0.0], [3.0, 4.0]]))
+    tensor([5.])
+    """
+    n = input.shape[0]
+    i, j = np.triu_indices(n, 1)
+    return (input[_const(i)] - input[_const(j)]).norm(p, 1)
+
+
+# ---- padding -----------------------------------------------------------------------------
+def _pad_pairs(pad, ndim):
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > ndim:
+        raise RuntimeError("Padding length should be less than or equal to two times the input "
+                           f"dimension but got padding length {len(pad)} and input of dimension "
+                           f"{ndim}")
+    pairs = [(int(pad[2 * i]), int(pad[2 * i + 1])) for i in range(len(pad) // 2)]
+    return tuple(reversed(pairs))
+
+
+_PAD_NAMES = {"reflect": "ReflectionPad{}DBackward0", "replicate": "ReplicationPad{}DBackward0",
+              "circular": "CircularPad{}DBackward0"}
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pad the trailing dims: ``pad`` = (left_last, right_last, left_prev, right_prev, ...).
+
+    >>> pad(torch.ones(1, 2), (1, 1))
+    tensor([[0., 1., 1., 0.]])
+    """
+    pairs = _pad_pairs(pad, input.dim())
+    if mode == "constant":
+        return P.ConstantPadNd.apply(input, pairs, 0 if value is None else value)
+    if value is not None and value != 0:
+        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    if mode not in _PAD_NAMES:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    k = len(pairs)
+    if input.dim() not in (k + 1, k + 2) or k > 3:
+        raise NotImplementedError(f"Only 2D, 3D, 4D, 5D padding with non-constant padding are "
+                                  f"supported for now")
+    _check_pad_size(input, pairs, mode)
+    return P.index_pad(input, pairs, mode, _PAD_NAMES[mode].format(k))
+
+
+def _check_pad_size(input, pairs, mode):
+    sizes = input.shape[input.dim() - len(pairs):]
+    for i, (n, (lo, hi)) in enumerate(zip(sizes, pairs)):
+        dim = input.dim() - len(pairs) + i
+        if mode == "reflect" and (lo >= n or hi >= n):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the "
+                               f"corresponding input dimension, but got: padding ({lo}, {hi}) "
+                               f"at dimension {dim} of input {list(input.shape)}")
+        if mode == "circular" and (lo > n or hi > n):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if mode == "replicate" and n == 0:
+            raise RuntimeError(f"Expected {input.dim()}D tensor with non-zero sizes")
+
+
+# ---- convolution -------------------------------------------------------------------------
+def _conv_padding(padding, x_size, kernel, dilation, stride, nsp):
+    """Per-dim (low, high) pads; 'same' puts an odd extra pad on the high side."""
+    if isinstance(padding, str):
+        if padding == "valid":
+            return ((0, 0),) * nsp
+        if padding != "same":
+            raise ValueError(f"Invalid padding string '{padding}', should be one of "
+                             "{'valid', 'same'}")
+        if any(s != 1 for s in stride):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        out = []
+        for k, d in zip(kernel, dilation):
+            total = d * (k - 1)
+            out.append((total // 2, total - total // 2))
+        if any(lo != hi for lo, hi in out):
+            _warn_once("Using padding='same' with even kernel lengths and odd dilation may "
+                       "require a zero-padded copy of the input be created")
+        return tuple(out)
+    return tuple((p, p) for p in _ntuple(nsp)(padding))
+
+
+_WARNED = set()
+
+
+def _warn_once(message):
+    """PyTorch's TORCH_WARN_ONCE: a UserWarning the first time only."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        warnings.warn(message, UserWarning, stacklevel=4)
+
+
+def _check_conv(x, w, groups, nsp, name):
+    if x.dim() != nsp + 2:
+        raise RuntimeError(f"Expected {nsp + 1}D (unbatched) or {nsp + 2}D (batched) input to "
+                           f"{name}, but got input of size: {list(x.shape)}")
+    if w.dim() != nsp + 2:
+        raise RuntimeError(f"weight should have at least three dimensions")
+    if x.shape[1] != w.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(w.shape)}, expected "
+                           f"input{list(x.shape)} to have {w.shape[1] * groups} channels, but "
+                           f"got {x.shape[1]} channels instead")
+    if w.shape[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by "
+                           f"{groups} at dimension 0, but got weight of size {list(w.shape)} "
+                           "instead")
+
+
+def _conv(input, weight, bias, stride, padding, dilation, groups, nsp, name):
+    unbatched = input.dim() == nsp + 1
+    x = input.unsqueeze(0) if unbatched else input
+    _check_conv(x, weight, groups, nsp, name)
+    stride, dilation = _ntuple(nsp)(stride), _ntuple(nsp)(dilation)
+    kernel = tuple(weight.shape[2:])
+    pads = _conv_padding(padding, x.shape[2:], kernel, dilation, stride, nsp)
+    geom = ConvGeom(x.shape[2:], kernel, stride, pads, dilation, groups)
+    padded = geom.padded_size()
+    eff = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
+    if any(p < e for p, e in zip(padded, eff)):
+        raise RuntimeError(f"Calculated padded input size per channel: "
+                           f"({' x '.join(map(str, padded))}). Kernel size: "
+                           f"({' x '.join(map(str, eff))}). Kernel size can't be greater than "
+                           "actual input size")
+    out = Convolution.apply(x, weight, bias, geom)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D cross-correlation over (N, C, L) input.
+
+    >>> conv1d(torch.ones(1, 1, 4), torch.ones(1, 1, 2))
+    tensor([[[2., 2., 2.]]])
+    """
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D cross-correlation over (N, C, H, W) input.
+
+    >>> conv2d(torch.ones(1, 1, 3, 3), torch.ones(1, 1, 2, 2)).shape
+    torch.Size([1, 1, 2, 2])
+    """
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D cross-correlation over (N, C, D, H, W) input.
+
+    >>> conv3d(torch.ones(1, 1, 2, 2, 2), torch.ones(1, 1, 2, 2, 2))
+    tensor([[[[[8.]]]]])
+    """
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
+
+
+def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation,
+                    nsp, name):
+    unbatched = input.dim() == nsp + 1
+    x = input.unsqueeze(0) if unbatched else input
+    if x.dim() != nsp + 2:
+        raise RuntimeError(f"Expected {nsp + 1}D (unbatched) or {nsp + 2}D (batched) input to "
+                           f"{name}, but got input of size: {list(input.shape)}")
+    if x.shape[1] != weight.shape[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected "
+                           f"input{list(x.shape)} to have {weight.shape[0]} channels, but got "
+                           f"{x.shape[1]} channels instead")
+    tup = _ntuple(nsp)
+    stride, padding, dilation = tup(stride), tup(padding), tup(dilation)
+    output_padding = tup(output_padding)
+    kernel = tuple(weight.shape[2:])
+    size = tuple((n - 1) * s - 2 * p + d * (k - 1) + op + 1 for n, s, p, d, k, op in
+                 zip(x.shape[2:], stride, padding, dilation, kernel, output_padding))
+    geom = ConvGeom(size, kernel, stride, tuple((p, p) for p in padding), dilation, groups)
+    out = ConvTranspose.apply(x, weight, bias, geom)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """Transposed 1-D convolution (the gradient of conv1d in its input).
+
+    >>> conv_transpose1d(torch.ones(1, 1, 2), torch.ones(1, 1, 2))
+    tensor([[[1., 2., 1.]]])
+    """
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 1, "conv_transpose1d")
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """Transposed 2-D convolution.
+
+    >>> conv_transpose2d(torch.ones(1, 1, 2, 2), torch.ones(1, 1, 2, 2)).shape
+    torch.Size([1, 1, 3, 3])
+    """
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 2, "conv_transpose2d")
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """Transposed 3-D convolution.
+
+    >>> conv_transpose3d(torch.ones(1, 1, 1, 1, 1), torch.ones(1, 1, 2, 2, 2)).shape
+    torch.Size([1, 1, 2, 2, 2])
+    """
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 3, "conv_transpose3d")
+
+
+class _Im2Col(BuiltinFunction):
+    """out (N, C*prod(K), L) = sliding windows;  dx = col2im(g)."""
+    _backward_name = "Im2ColBackward0"
+
+    @staticmethod
+    def forward(ctx, x, geom):
+        from ..ops.conv import pad_array, windows
+        ctx.geom = geom
+        L = geom.out_size()
+        win = windows(pad_array(x, geom.pad), L, geom.kernel, geom.stride, geom.dilation)
+        nsp = len(L)
+        n, c = x.shape[:2]
+        order = (0, 1) + tuple(range(2 + nsp, 2 + 2 * nsp)) + tuple(range(2, 2 + nsp))
+        return np.ascontiguousarray(win.transpose(order)).reshape(n, -1, int(np.prod(L)))
+
+    @staticmethod
+    def backward(ctx, g):
+        return _Col2Im.apply(g, ctx.geom), None
+
+
+class _Col2Im(BuiltinFunction):
+    """out = sum of the columns back into image positions;  dcols = im2col(g)."""
+    _backward_name = "Col2ImBackward0"
+
+    @staticmethod
+    def forward(ctx, cols, geom):
+        from ..ops.conv import col2im
+        ctx.geom = geom
+        L = geom.out_size()
+        nsp = len(L)
+        n = cols.shape[0]
+        c = cols.shape[1] // int(np.prod(geom.kernel))
+        blocks = cols.reshape((n, c) + geom.kernel + L)
+        order = (0, 1) + tuple(range(2 + nsp, 2 + 2 * nsp)) + tuple(range(2, 2 + nsp))
+        return np.ascontiguousarray(col2im(blocks.transpose(order), geom))
+
+    @staticmethod
+    def backward(ctx, g):
+        return _Im2Col.apply(g, ctx.geom), None
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """Sliding local blocks of (N, C, H, W) as columns (N, C*kh*kw, L).
+
+    >>> unfold(torch.ones(1, 1, 3, 3), 2).shape
+    torch.Size([1, 4, 4])
+    """
+    if input.dim() not in (3, 4):
+        raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported "
+                                  f"(got {input.dim()}D)")
+    batched = input.dim() == 4
+    x = input if batched else input.unsqueeze(0)
+    geom = ConvGeom(x.shape[2:], _pair(kernel_size), _pair(stride),
+                    tuple((p, p) for p in _pair(padding)), _pair(dilation), 1)
+    out = _Im2Col.apply(x, geom)
+    return out if batched else out.squeeze(0)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Sum columns (N, C*kh*kw, L) back into an (N, C, H, W) image (the adjoint of unfold).
+
+    >>> fold(torch.ones(1, 4, 4), (3, 3), 2)[0, 0]
+    tensor([[1., 2., 1.],
+            [2., 4., 2.],
+            [1., 2., 1.]])
+    """
+    batched = input.dim() == 3
+    x = input if batched else input.unsqueeze(0)
+    geom = ConvGeom(_pair(output_size), _pair(kernel_size), _pair(stride),
+                    tuple((p, p) for p in _pair(padding)), _pair(dilation), 1)
+    out = _Col2Im.apply(x, geom)
+    return out if batched else out.squeeze(0)
+
+
+# ---- pooling -----------------------------------------------------------------------------
+def _pool_out(size, k, s, p, d, ceil_mode):
+    """PyTorch's pooling output length (ceil mode drops a window starting in the padding)."""
+    num = size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
+    out = num // s + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def _pool_geom(x, kernel_size, stride, padding, dilation, ceil_mode, nsp, name):
+    tup = _ntuple(nsp)
+    k = tup(kernel_size)
+    s = tup(stride) if stride is not None and stride != [] and stride != () else k
+    p, d = tup(padding), tup(dilation)
+    for pi, ki, di in zip(p, k, d):
+        if pi > (di * (ki - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={pi}, kernel_size={ki} and dilation={di}")
+    sizes = x.shape[x.dim() - nsp:]
+    L = tuple(_pool_out(n, ki, si, pi, di, ceil_mode) for n, ki, si, pi, di in
+              zip(sizes, k, s, p, d))
+    if any(n <= 0 for n in L):
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, x.shape[1:]))}). Calculated "
+                           f"output size: ({'x'.join(map(str, (x.shape[-nsp - 1],) + L))}). "
+                           "Output size is too small")
+    pads = tuple((pi, max((li - 1) * si + di * (ki - 1) + 1 - n - pi, 0)) for
+                 pi, li, si, di, ki, n in zip(p, L, s, d, k, sizes))
+    return P.PoolGeom(sizes, k, s, pads, d), p
+
+
+def _check_pool_dims(x, nsp, name):
+    if x.dim() not in (nsp + 1, nsp + 2):
+        raise RuntimeError(f"{name}: Expected {nsp + 1}D or {nsp + 2}D input, but got input of "
+                           f"size: {list(x.shape)}")
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max over sliding windows of (N, C, H, W) (indices are flat per-plane positions).
+
+    >>> max_pool2d(torch.arange(16.).reshape(1, 1, 4, 4), 2)
+    tensor([[[[ 5.,  7.],
+              [13., 15.]]]])
+    """
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices,
+                     2)
+
+
+def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, nsp):
+    _check_pool_dims(input, nsp, f"max_pool{nsp}d")
+    geom, _ = _pool_geom(input, kernel_size, stride, padding, dilation, ceil_mode, nsp, "")
+    cls = P.named(P.MaxPool, f"MaxPool{nsp}DWithIndicesBackward0")
+    out, idx = cls.apply(input, geom)
+    return (out, idx) if return_indices else out
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max over sliding windows of (N, C, L).
+
+    >>> max_pool1d(torch.tensor([[[1., 3., 2., 4.]]]), 2)
+    tensor([[[3., 4.]]])
+    """
+    _check_pool_dims(input, 1, "max_pool1d")
+    one = lambda v: (1,) + _single(v)
+    st = None if stride is None or stride == [] else one(stride)
+    out, idx = _max_pool(input.unsqueeze(-2), one(kernel_size), st, (0,) + _single(padding),
+                         one(dilation), ceil_mode, True, 2)
+    out = out.squeeze(-2)
+    return (out, idx.squeeze(-2)) if return_indices else out
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max over sliding windows of (N, C, D, H, W).
+
+    >>> max_pool3d(torch.ones(1, 1, 2, 2, 2), 2).shape
+    torch.Size([1, 1, 1, 1, 1])
+    """
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices,
+                     3)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Place values back at their max_pool1d indices (zeros elsewhere)."""
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Place values back at their max_pool2d indices (zeros elsewhere).
+
+    >>> x, i = max_pool2d(torch.arange(4.).reshape(1, 1, 2, 2), 2, return_indices=True)
+    >>> max_unpool2d(x, i, 2)
+    tensor([[[[0., 0.],
+              [0., 3.]]]])
+    """
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
+
+
+def _max_unpool(input, indices, kernel_size, stride, padding, output_size, nsp):
+    tup = _ntuple(nsp)
+    k = tup(kernel_size)
+    s = tup(stride) if stride is not None else k
+    p = tup(padding)
+    sizes = input.shape[input.dim() - nsp:]
+    default = tuple((n - 1) * si - 2 * pi + ki for n, si, pi, ki in zip(sizes, s, p, k))
+    if output_size is not None:
+        default = tuple(output_size)[-nsp:]
+    batched = input.dim() == nsp + 2
+    x = input if batched else input.unsqueeze(0)
+    i = indices if batched else indices.unsqueeze(0)
+    out_shape = tuple(x.shape[:2]) + default
+    out = P.named(P.MaxUnpool, f"MaxUnpool{nsp}DBackward0").apply(x, i, out_shape)
+    return out if batched else out.squeeze(0)
+
+
+def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+              divisor_override, nsp):
+    _check_pool_dims(input, nsp, f"avg_pool{nsp}d")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    geom, orig = _pool_geom(input, kernel_size, stride, padding, 1, ceil_mode, nsp, "")
+    div = P.avg_divisor(geom, orig, count_include_pad, divisor_override, input._data.dtype)
+    return P.named(P.WindowSum, f"AvgPool{nsp}DBackward0").apply(input, geom, div)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """Mean over sliding windows of (N, C, H, W).
+
+    >>> avg_pool2d(torch.arange(4.).reshape(1, 1, 2, 2), 2)
+    tensor([[[[1.5000]]]])
+    """
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override, 2)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """Mean over sliding windows of (N, C, D, H, W).
+
+    >>> avg_pool3d(torch.ones(1, 1, 2, 2, 2), 2)
+    tensor([[[[[1.]]]]])
+    """
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override, 3)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """Mean over sliding windows of (N, C, L).
+
+    >>> avg_pool1d(torch.tensor([[[1., 3., 2., 4.]]]), 2)
+    tensor([[[2., 3.]]])
+    """
+    _check_pool_dims(input, 1, "avg_pool1d")
+    one = lambda v: (1,) + _single(v)
+    st = None if stride is None else one(stride)
+    out = _avg_pool(input.unsqueeze(-2), one(kernel_size), st, (0,) + _single(padding),
+                    ceil_mode, count_include_pad, None, 2)
+    return out.squeeze(-2)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over windows of x^p)^(1/p) for (N, C, L).
+
+    >>> lp_pool1d(torch.tensor([[[3., 4.]]]), 2, 2)
+    tensor([[[5.]]])
+    """
+    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(kernel_size).pow(1.0 / norm_type)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over windows of x^p)^(1/p) for (N, C, H, W).
+
+    >>> lp_pool2d(torch.ones(1, 1, 2, 2), 1, 2)
+    tensor([[[[4.]]]])
+    """
+    kw, kh = _pair(kernel_size)
+    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(kw * kh).pow(1.0 / norm_type)
+
+
+def _adaptive_sizes(x, output_size, nsp):
+    out = _ntuple(nsp)(output_size)
+    sizes = x.shape[x.dim() - nsp:]
+    return tuple(s if o is None else o for s, o in zip(sizes, out))
+
+
+def _adaptive_avg(input, output_size, nsp):
+    _check_pool_dims(input, nsp, f"adaptive_avg_pool{nsp}d")
+    out = _adaptive_sizes(input, output_size, nsp)
+    sizes = input.shape[input.dim() - nsp:]
+    mats = [P.adaptive_avg_matrix(s, o) for s, o in zip(sizes, out)]
+    return P.axis_maps(input, mats, f"AdaptiveAvgPool{nsp}DBackward0")
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Average over adaptive windows giving an ``output_size`` plane.
+
+    >>> adaptive_avg_pool2d(torch.arange(4.).reshape(1, 1, 2, 2), 1)
+    tensor([[[[1.5000]]]])
+    """
+    return _adaptive_avg(input, output_size, 2)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """Average over adaptive windows giving an ``output_size`` volume."""
+    return _adaptive_avg(input, output_size, 3)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Average over adaptive windows giving ``output_size`` positions.
+
+    >>> adaptive_avg_pool1d(torch.tensor([[[1., 3., 2., 4.]]]), 2)
+    tensor([[[2., 3.]]])
+    """
+    _check_pool_dims(input, 1, "adaptive_avg_pool1d")
+    return _adaptive_avg(input.unsqueeze(-2), (1,) + _single(output_size), 2).squeeze(-2)
+
+
+def _adaptive_max(input, output_size, return_indices, nsp):
+    _check_pool_dims(input, nsp, f"adaptive_max_pool{nsp}d")
+    out_size = _adaptive_sizes(input, output_size, nsp)
+    cls = P.named(P.AdaptiveMaxPool, f"AdaptiveMaxPool{nsp}DBackward0")
+    out, idx = cls.apply(input, out_size)
+    return (out, idx) if return_indices else out
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Max over adaptive windows giving an ``output_size`` plane.
+
+    >>> adaptive_max_pool2d(torch.arange(4.).reshape(1, 1, 2, 2), 1)
+    tensor([[[[3.]]]])
+    """
+    return _adaptive_max(input, output_size, return_indices, 2)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Max over adaptive windows giving ``output_size`` positions.
+
+    >>> adaptive_max_pool1d(torch.tensor([[[1., 3., 2., 4.]]]), 2)
+    tensor([[[3., 4.]]])
+    """
+    out, idx = _adaptive_max(input.unsqueeze(-2), (1,) + _single(output_size), True, 2)
+    out = out.squeeze(-2)
+    return (out, idx.squeeze(-2)) if return_indices else out
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Max over adaptive windows giving an ``output_size`` volume."""
+    return _adaptive_max(input, output_size, return_indices, 3)
+
+
+# ---- normalisation -----------------------------------------------------------------------
+def _verify_batch_size(size):
+    prod = size[0]
+    for s in size[2:]:
+        prod *= s
+    if prod == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                         f"{size}")
+
+
+def _data_or_none(t):
+    return None if t is None else t._data
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalise each channel (dim 1) by batch (training) or running statistics.
+
+    >>> batch_norm(torch.tensor([[1.0], [3.0]]), None, None, training=True)
+    tensor([[-1.0000],
+            [ 1.0000]])
+    """
+    if training:
+        _verify_batch_size(input.size())
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError("running_mean must be defined in evaluation mode")
+    c = input.shape[1] if input.dim() > 1 else 1
+    for t, what in ((weight, "weight"), (bias, "bias"), (running_mean, "running_mean"),
+                    (running_var, "running_var")):
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"{what} should contain {c} elements not {t.numel()}")
+    out = N.NativeBatchNorm.apply(input, weight, bias, _data_or_none(running_mean),
+                                  _data_or_none(running_var), training, momentum, eps)
+    if training:
+        for t in (running_mean, running_var):
+            if t is not None:
+                t._vc[0] += 1
+    return out
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the trailing ``normalized_shape`` dims, then scale and shift.
+
+    >>> layer_norm(torch.tensor([[1.0, 3.0]]), (2,))
+    tensor([[-1.0000,  1.0000]])
+    """
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
+        tuple(normalized_shape)
+    k = len(shape)
+    if tuple(input.shape[input.dim() - k:]) != shape or input.dim() < k:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size"
+                           f"{list(input.shape)}")
+    return N.NativeLayerNorm.apply(input, weight, bias, k, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise over each group of channels (and all spatial positions) per sample.
+
+    >>> group_norm(torch.tensor([[1.0, 3.0]]), 1)
+    tensor([[-1.0000,  1.0000]])
+    """
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.dim()}")
+    c = input.shape[1]
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    return N.NativeGroupNorm.apply(input, weight, bias, num_groups, eps)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Normalise each (sample, channel) plane over its spatial positions.
+
+    >>> instance_norm(torch.tensor([[[1.0, 3.0]]]))
+    tensor([[[-1.0000,  1.0000]]])
+    """
+    if use_input_stats:
+        sizes = input.size()
+        prod = 1
+        for s in sizes[2:]:
+            prod *= s
+        if prod == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input "
+                             f"size {sizes}")
+    b, c = input.shape[:2]
+    rep = lambda t: None if t is None else t.repeat(b)
+    rm, rv = rep(running_mean), rep(running_var)
+    x = input.contiguous().view((1, b * c) + tuple(input.shape[2:]))
+    out = batch_norm(x, rm, rv, rep(weight), rep(bias), use_input_stats, momentum, eps)
+    with no_grad():
+        if running_mean is not None:
+            running_mean.copy_(rm.view(b, c).mean(0))
+        if running_var is not None:
+            running_var.copy_(rv.view(b, c).mean(0))
+    return out.view(input.shape)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """x / sqrt(mean(x^2) + eps) over the trailing dims, times ``weight``.
+
+    >>> rms_norm(torch.tensor([[3.0, 4.0]]), (2,))
+    tensor([[0.8485, 1.1314]])
+    """
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
+        tuple(normalized_shape)
+    k = len(shape)
+    if tuple(input.shape[input.dim() - k:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size"
+                           f"{list(input.shape)}")
+    if eps is None:
+        eps = float(np.finfo(input._data.dtype).eps)
+    dims = tuple(range(input.dim() - k, input.dim()))
+    x = input.float() if input.dtype in (D.float16,) else input
+    out = (x * (x.pow(2).mean(dims, keepdim=True) + eps).rsqrt()).to(input.dtype)
+    return out * weight if weight is not None else out
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Normalise each channel by the summed squares of ``size`` neighbouring channels.
+
+    >>> local_response_norm(torch.ones(1, 2, 1), 2).shape
+    torch.Size([1, 2, 1])
+    """
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input "
+                         f"(got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    if dim == 3:
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.size()
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).view(sizes)
+    return input / div.mul(alpha).add(k).pow(beta)
+
+
+# ---- resampling --------------------------------------------------------------------------
+def _scale_value(scale, n_in, n_out, align_corners, linear, dt):
+    """PyTorch's source-index scale in the kernel's precision ``dt``."""
+    if linear and align_corners:
+        return dt((n_in - 1) / (n_out - 1)) if n_out > 1 else dt(0)
+    if scale is not None and scale > 0:
+        return dt(1.0 / scale)
+    return dt(n_in) / dt(n_out)
+
+
+def _nearest_matrix(n_in, n_out, scale, exact):
+    m = np.zeros((n_out, n_in))
+    i = np.arange(n_out)
+    if n_out == n_in:
+        src = i
+    elif n_out == 2 * n_in and not exact:
+        src = i >> 1
+    else:
+        # NOTE: PyTorch's nearest index math runs in float32 whatever the data dtype
+        s = _scale_value(scale, n_in, n_out, False, False, np.float32)
+        pos = ((i + 0.5) * np.float64(s)).astype(np.float32) if exact else \
+            i.astype(np.float32) * s
+        src = np.minimum(np.floor(pos).astype(np.int64), n_in - 1)
+    m[i, src] = 1
+    return m
+
+
+def _linear_matrix(n_in, n_out, scale, align_corners, dt):
+    m = np.zeros((n_out, n_in), dt)
+    i = np.arange(n_out)
+    if n_out == n_in:
+        m[i, i] = 1
+        return m
+    s = _scale_value(scale, n_in, n_out, align_corners, True, dt)
+    idx = i.astype(dt)
+    src = s * idx if align_corners else np.maximum(s * (idx + dt(0.5)) - dt(0.5), dt(0))
+    i0 = np.minimum(np.floor(src.astype(np.float32)).astype(np.int64), n_in - 1)
+    lam1 = np.clip(src - i0.astype(dt), dt(0), dt(1))
+    i1 = i0 + (i0 < n_in - 1)
+    np.add.at(m, (i, i0), dt(1) - lam1)
+    np.add.at(m, (i, i1), lam1)
+    return m
+
+
+_INTERP_NAMES = {"nearest": "UpsampleNearest{}DBackward0",
+                 "nearest-exact": "UpsampleNearestExact{}DBackward0",
+                 "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
+                 "trilinear": "UpsampleTrilinear3DBackward0"}
+_INTERP_DIMS = {"linear": 1, "bilinear": 2, "trilinear": 3}
+
+
+def _interp_sizes(input, size, scale_factor, nsp):
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        out = _ntuple(nsp)(size)
+        if isinstance(size, (list, tuple)) and len(size) != nsp:
+            raise ValueError(f"Input and output must have the same number of spatial "
+                             f"dimensions, but got input with spatial dimensions of "
+                             f"{list(input.shape[2:])} and output size of {list(size)}. Please "
+                             "provide input tensor in (N, C, d1, d2, ...,dK) format and output "
+                             "size in (o1, o2, ...,oK) format.")
+        return tuple(int(o) for o in out), (None,) * nsp
+    if scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    scales = _ntuple(nsp)(scale_factor)
+    out = tuple(int(math.floor(float(n) * s)) for n, s in zip(input.shape[2:], scales))
+    return out, tuple(float(s) for s in scales)
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resize the spatial dims (nearest, nearest-exact, linear, bilinear, trilinear, area).
+
+    >>> interpolate(torch.tensor([[[1.0, 2.0]]]), scale_factor=2)
+    tensor([[[1., 1., 2., 2.]]])
+    """
+    nsp = input.dim() - 2
+    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if mode in _INTERP_DIMS and _INTERP_DIMS[mode] != nsp:
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
+                                  f"{_INTERP_DIMS[mode] + 2}D input")
+    out, scales = _interp_sizes(input, size, scale_factor, nsp)
+    if recompute_scale_factor:
+        scales = (None,) * nsp
+    sizes = input.shape[2:]
+    if mode == "area":
+        return _adaptive_avg(input, out, nsp) if nsp > 1 else adaptive_avg_pool1d(input, out)
+    if mode in ("nearest", "nearest-exact"):
+        mats = [_nearest_matrix(n, o, s, mode == "nearest-exact") for n, o, s in
+                zip(sizes, out, scales)]
+        name = _INTERP_NAMES[mode].format(nsp)
+    elif mode in _INTERP_DIMS:
+        ac = bool(align_corners)
+        dt = np.float64 if input._data.dtype == np.float64 else np.float32
+        mats = [_linear_matrix(n, o, s, ac, dt) for n, o, s in zip(sizes, out, scales)]
+        name = _INTERP_NAMES[mode]
+    else:
+        raise NotImplementedError(f"numtorch's interpolate does not support mode '{mode}' "
+                                  "(yet): use nearest, nearest-exact, linear, bilinear, "
+                                  "trilinear or area")
+    return P.axis_maps(input, mats, name)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated alias of :func:`interpolate`."""
+    warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate "
+                  "instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(*, C r^2, H, W) -> (*, C, H r, W r).
+
+    >>> pixel_shuffle(torch.arange(4.).reshape(1, 4, 1, 1), 2)
+    tensor([[[[0., 1.],
+              [2., 3.]]]])
+    """
+    r = upscale_factor
+    *lead, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be "
+                           f"divisible by the square of upscale_factor, but input.size(-3)={c} "
+                           f"is not divisible by {r * r}")
+    n = len(lead)
+    x = input.reshape(tuple(lead) + (c // (r * r), r, r, h, w))
+    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return x.reshape(tuple(lead) + (c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H r, W r) -> (*, C r^2, H, W).
+
+    >>> pixel_unshuffle(torch.arange(4.).reshape(1, 1, 2, 2), 2).flatten()
+    tensor([0., 1., 2., 3.])
+    """
+    r = downscale_factor
+    *lead, c, h, w = input.shape
+    n = len(lead)
+    x = input.reshape(tuple(lead) + (c, h // r, r, w // r, r))
+    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return x.reshape(tuple(lead) + (c * r * r, h // r, w // r))
+
+
+# ---- attention ---------------------------------------------------------------------------
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, enable_gqa=False):
+    """softmax(q k^T * scale + mask) v, as PyTorch's math reference.
+
+    >>> scaled_dot_product_attention(torch.ones(1, 2, 4), torch.ones(1, 2, 4),
+    ...                              torch.ones(1, 2, 4)).shape
+    torch.Size([1, 2, 4])
+    """
+    from .._creation import zeros, ones
+    L, Sk = query.size(-2), key.size(-2)
+    scale_factor = 1 / math.sqrt(query.size(-1)) if scale is None else scale
+    bias = zeros(L, Sk, dtype=query.dtype)
+    if is_causal:
+        mask = ones(L, Sk, dtype=D.bool_).tril(0)
+        bias = bias.masked_fill(~mask, float("-inf"))
+    if attn_mask is not None:
+        if attn_mask.dtype is D.bool_:
+            bias = bias.masked_fill(~attn_mask, float("-inf"))
+        else:
+            bias = attn_mask + bias
+    if enable_gqa:
+        key = key.repeat_interleave(query.size(-3) // key.size(-3), -3)
+        value = value.repeat_interleave(query.size(-3) // value.size(-3), -3)
+    weight = query @ key.transpose(-2, -1) * scale_factor
+    weight = (weight + bias).softmax(-1)
+    if dropout_p > 0.0:
+        weight = dropout(weight, dropout_p, True)
+    return weight @ value

@@ -1,0 +1,112 @@
+"""Batch normalisation layers: ``BatchNorm1d/2d/3d`` (running stats, momentum, eval mode).
+
+>>> import numtorch as torch
+>>> bn = torch.nn.BatchNorm1d(2)
+>>> _ = bn(torch.tensor([[1.0, 2.0], [3.0, 6.0]]))
+>>> bn.running_mean, bn.num_batches_tracked
+(tensor([0.2000, 0.4000]), tensor(1))
+"""
+from ... import _dtype as D
+from .. import functional as F
+from .. import init
+from ._factory import new_param
+from .module import Module
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+
+
+class _NormBase(Module):
+    """Parameters and running-stat buffers shared by batch and instance norm."""
+
+    _version = 2
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
+        from ... import zeros, ones, tensor
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = new_param(num_features, device=device, dtype=dtype)
+            if bias:
+                self.bias = new_param(num_features, device=device, dtype=dtype)
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features, dtype=dtype))
+            self.register_buffer("running_var", ones(num_features, dtype=dtype))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=D.int64))
+        else:
+            for name in ("running_mean", "running_var", "num_batches_tracked"):
+                self.register_buffer(name, None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        """Running mean 0, running variance 1, batch count 0."""
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input_dim(self, input):
+        raise NotImplementedError
+
+    def extra_repr(self):
+        return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, "
+                "bias={use_bias}, track_running_stats={track_running_stats}".format(
+                    **self.__dict__, use_bias=self.bias is not None))
+
+
+class _BatchNorm(_NormBase):
+    _dims = (2, 3)
+
+    def _check_input_dim(self, input):
+        if input.dim() not in self._dims:
+            want = " or ".join(f"{d}D" for d in self._dims)
+            raise ValueError(f"expected {want} input (got {input.dim()}D input)")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:   # cumulative moving average
+                factor = 1.0 / float(self.num_batches_tracked)
+        bn_training = self.training or (self.running_mean is None and self.running_var is None)
+        use_buffers = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if use_buffers else None,
+                            self.running_var if use_buffers else None, self.weight, self.bias,
+                            bn_training, factor, self.eps)
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch norm over (N, C) or (N, C, L) input.
+
+    >>> BatchNorm1d(3)
+    BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+    """
+    _dims = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch norm over (N, C, H, W) input.
+
+    >>> BatchNorm2d(3, momentum=None, affine=False)
+    BatchNorm2d(3, eps=1e-05, momentum=None, affine=False, bias=False, track_running_stats=True)
+    """
+    _dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch norm over (N, C, D, H, W) input."""
+    _dims = (5,)

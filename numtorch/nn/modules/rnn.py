@@ -1,0 +1,447 @@
+"""Recurrent layers: ``RNN``, ``LSTM`` (with projections), ``GRU`` and their cells.
+
+Multi-layer, bidirectional, ``batch_first``, inter-layer dropout (PyTorch's random stream)
+and unbatched inputs. Each time step is composed of differentiable Tensor ops with the cell
+equations of PyTorch's CPU kernels; all weights start from U(-1/sqrt(hidden), 1/sqrt(hidden))
+drawn in registration order, as PyTorch draws them. Packed sequences are not supported yet.
+
+>>> import numtorch as torch
+>>> lstm = torch.nn.LSTM(3, 4, num_layers=2, batch_first=True)
+>>> out, (h, c) = lstm(torch.zeros(2, 5, 3))
+>>> out.shape, h.shape
+(torch.Size([2, 5, 4]), torch.Size([2, 2, 4]))
+"""
+import math
+import warnings
+
+from ..._tensor import Tensor
+from .. import functional as F
+from .. import init
+from ._factory import new_param
+from .module import Module
+
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+
+_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+
+
+# ---- cell equations (PyTorch's CPU cells) -------------------------------------------------
+def _lin(x, w, b):
+    return F.linear(x, w, b)
+
+
+def rnn_tanh_cell(x, h, w_ih, w_hh, b_ih=None, b_hh=None):
+    return (_lin(h, w_hh, b_hh) + _lin(x, w_ih, b_ih)).tanh()
+
+
+def rnn_relu_cell(x, h, w_ih, w_hh, b_ih=None, b_hh=None):
+    return (_lin(h, w_hh, b_hh) + _lin(x, w_ih, b_ih)).relu()
+
+
+def lstm_cell(x, hc, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None):
+    """(h', c') with gates i, f, g, o from x W_ih^T + b_ih + h W_hh^T + b_hh."""
+    h, c = hc
+    gates = _lin(h, w_hh, b_hh) + _lin(x, w_ih, b_ih)
+    i, f, g, o = gates.chunk(4, 1)
+    cy = f.sigmoid() * c + i.sigmoid() * g.tanh()
+    hy = o.sigmoid() * cy.tanh()
+    if w_hr is not None:
+        hy = _lin(hy, w_hr, None)
+    return hy, cy
+
+
+def gru_cell(x, h, w_ih, w_hh, b_ih=None, b_hh=None):
+    """h' = n + z (h - n) with r, z, n from the input and hidden projections."""
+    gi = _lin(x, w_ih, b_ih)
+    gh = _lin(h, w_hh, b_hh)
+    i_r, i_z, i_n = gi.chunk(3, 1)
+    h_r, h_z, h_n = gh.chunk(3, 1)
+    r = (i_r + h_r).sigmoid()
+    z = (i_z + h_z).sigmoid()
+    n = (i_n + r * h_n).tanh()
+    return n + z * (h - n)
+
+
+_CELLS = {"RNN_TANH": rnn_tanh_cell, "RNN_RELU": rnn_relu_cell, "LSTM": lstm_cell,
+          "GRU": gru_cell}
+
+
+class RNNBase(Module):
+    """Shared parameters, checks and the layer/direction/time loop of RNN, LSTM and GRU."""
+
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True,
+                 batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
+                 device=None, dtype=None):
+        super().__init__()
+        self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
+        self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
+        self.dropout, self.bidirectional = float(dropout), bidirectional
+        self.proj_size = proj_size
+        _check_rnn_args(self, mode, dropout, num_layers, hidden_size, proj_size)
+        self._flat_weights_names, self._all_weights = [], []
+        gate_size = _GATES[mode] * hidden_size
+        real_hidden = proj_size if proj_size > 0 else hidden_size
+        directions = 2 if bidirectional else 1
+        for layer in range(num_layers):
+            for direction in range(directions):
+                in_size = input_size if layer == 0 else real_hidden * directions
+                suffix = f"_l{layer}" + ("_reverse" if direction == 1 else "")
+                shapes = [("weight_ih", (gate_size, in_size)),
+                          ("weight_hh", (gate_size, real_hidden))]
+                if bias:
+                    shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
+                if proj_size > 0:
+                    shapes.append(("weight_hr", (proj_size, hidden_size)))
+                names = []
+                for name, shape in shapes:
+                    setattr(self, name + suffix, new_param(*shape, device=device,
+                                                           dtype=dtype))
+                    names.append(name + suffix)
+                self._flat_weights_names.extend(names)
+                self._all_weights.append(names)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    @property
+    def _flat_weights(self):
+        return [getattr(self, n) for n in self._flat_weights_names]
+
+    @property
+    def all_weights(self):
+        return [[getattr(self, n) for n in names] for names in self._all_weights]
+
+    def flatten_parameters(self):
+        """A no-op (cuDNN weight layout), kept for compatibility."""
+
+    def extra_repr(self):
+        s = "{input_size}, {hidden_size}"
+        if self.proj_size != 0:
+            s += ", proj_size={proj_size}"
+        if self.num_layers != 1:
+            s += ", num_layers={num_layers}"
+        if self.bias is not True:
+            s += ", bias={bias}"
+        if self.batch_first is not False:
+            s += ", batch_first={batch_first}"
+        if self.dropout != 0:
+            s += ", dropout={dropout}"
+        if self.bidirectional is not False:
+            s += ", bidirectional={bidirectional}"
+        return s.format(**self.__dict__)
+
+    # ---- checks -----------------------------------------------------------------------
+    def check_input(self, input):
+        w = self._flat_weights[0]
+        if input.dtype != w.dtype:
+            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
+                             f"({w.dtype}). Convert input: input.to({w.dtype}), or convert "
+                             f"model: model.to({input.dtype})")
+        if input.dim() != 3:
+            raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
+        if self.input_size != input.size(-1):
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
+                               f"{self.input_size}, got {input.size(-1)}")
+
+    def _expected_hidden(self, input, size):
+        batch = input.size(0) if self.batch_first else input.size(1)
+        return (self.num_layers * (2 if self.bidirectional else 1), batch, size)
+
+    @staticmethod
+    def check_hidden_size(hx, expected, msg="Expected hidden size {}, got {}"):
+        if tuple(hx.size()) != expected:
+            raise RuntimeError(msg.format(expected, list(hx.size())))
+
+    # ---- the recurrence ---------------------------------------------------------------
+    def _layer_params(self, layer, direction):
+        names = self._all_weights[layer * (2 if self.bidirectional else 1) + direction]
+        params = {n.split("_l")[0]: getattr(self, n) for n in names}
+        args = [params["weight_ih"], params["weight_hh"], params.get("bias_ih"),
+                params.get("bias_hh")]
+        if self.mode == "LSTM":
+            args.append(params.get("weight_hr"))
+        return args
+
+    def _run(self, x, hidden):
+        """x: (T, B, I) time-major; hidden: list per layer*direction of h or (h, c)."""
+        from ... import cat, stack
+        cell = _CELLS[self.mode]
+        directions = 2 if self.bidirectional else 1
+        finals = []
+        for layer in range(self.num_layers):
+            outs = []
+            for direction in range(directions):
+                k = layer * directions + direction
+                params = self._layer_params(layer, direction)
+                steps = range(x.shape[0] - 1, -1, -1) if direction else range(x.shape[0])
+                state, seq = hidden[k], [None] * x.shape[0]
+                for t in steps:
+                    state = cell(x[t], state, *params)
+                    seq[t] = state[0] if self.mode == "LSTM" else state
+                finals.append(state)
+                outs.append(stack(seq, 0))
+            x = outs[0] if directions == 1 else cat(outs, 2)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                x = F.dropout(x, self.dropout, True)
+        return x, finals
+
+    def _forward(self, input, hx, real_hidden):
+        """Shared forward: batching, default states, checks, then the recurrence."""
+        from ... import stack, zeros
+        if input.dim() not in (2, 3):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got "
+                             f"{input.dim()}D instead")
+        batched = input.dim() == 3
+        batch_dim = 0 if self.batch_first else 1
+        if not batched:
+            input = input.unsqueeze(batch_dim)
+        hx = _batch_hidden(hx, batched, self.mode == "LSTM")
+        self.check_input(input)
+        exp_h = self._expected_hidden(input, real_hidden)
+        if hx is None:
+            h0 = zeros(*exp_h, dtype=input.dtype)
+            hx = (h0, zeros(*self._expected_hidden(input, self.hidden_size),
+                            dtype=input.dtype)) if self.mode == "LSTM" else h0
+        if self.mode == "LSTM":
+            self.check_hidden_size(hx[0], exp_h, "Expected hidden[0] size {}, got {}")
+            self.check_hidden_size(hx[1], self._expected_hidden(input, self.hidden_size),
+                                   "Expected hidden[1] size {}, got {}")
+            states = list(zip(hx[0].unbind(0), hx[1].unbind(0)))
+        else:
+            self.check_hidden_size(hx, exp_h)
+            states = list(hx.unbind(0))
+        x = input.transpose(0, 1) if self.batch_first else input
+        out, finals = self._run(x, states)
+        if self.batch_first:
+            out = out.transpose(0, 1)
+        if self.mode == "LSTM":
+            hidden = (stack([f[0] for f in finals], 0), stack([f[1] for f in finals], 0))
+        else:
+            hidden = stack(finals, 0)
+        if not batched:
+            out = out.squeeze(batch_dim)
+            hidden = tuple(h.squeeze(1) for h in hidden) if self.mode == "LSTM" else \
+                hidden.squeeze(1)
+        return out, hidden
+
+
+def _check_rnn_args(m, mode, dropout, num_layers, hidden_size, proj_size):
+    if not isinstance(dropout, (int, float)) or isinstance(dropout, bool) or \
+            not 0 <= dropout <= 1:
+        raise ValueError("dropout should be a number in range [0, 1] representing the "
+                         "probability of an element being zeroed")
+    if dropout > 0 and num_layers == 1:
+        warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
+                      "non-zero dropout expects num_layers greater than 1, but got "
+                      f"dropout={dropout} and num_layers={num_layers}", stacklevel=3)
+    if not isinstance(hidden_size, int) or isinstance(hidden_size, bool):
+        raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
+    if hidden_size <= 0:
+        raise ValueError("hidden_size must be greater than zero")
+    if num_layers <= 0:
+        raise ValueError("num_layers must be greater than zero")
+    if proj_size < 0:
+        raise ValueError("proj_size should be a positive integer or zero to disable "
+                         "projections")
+    if proj_size >= hidden_size:
+        raise ValueError("proj_size has to be smaller than hidden_size")
+    if proj_size and mode != "LSTM":
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+
+
+def _batch_hidden(hx, batched, lstm):
+    if hx is None:
+        return None
+    if lstm:
+        if batched and (hx[0].dim() != 3 or hx[1].dim() != 3):
+            raise RuntimeError(f"For batched 3-D input, hx and cx should also be 3-D but got "
+                               f"({hx[0].dim()}-D, {hx[1].dim()}-D) tensors")
+        if not batched and (hx[0].dim() != 2 or hx[1].dim() != 2):
+            raise RuntimeError(f"For unbatched 2-D input, hx and cx should also be 2-D but "
+                               f"got ({hx[0].dim()}-D, {hx[1].dim()}-D) tensors")
+        return hx if batched else (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
+    if batched and hx.dim() != 3:
+        raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got "
+                           f"{hx.dim()}-D tensor")
+    if not batched and hx.dim() != 2:
+        raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got "
+                           f"{hx.dim()}-D tensor")
+    return hx if batched else hx.unsqueeze(1)
+
+
+class RNN(RNNBase):
+    """Elman RNN: h' = tanh (or relu)(x W_ih^T + b_ih + h W_hh^T + b_hh).
+
+    >>> RNN(3, 5, num_layers=2, nonlinearity='relu')
+    RNN(3, 5, num_layers=2)
+    """
+
+    def __init__(self, *args, **kwargs):
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        if len(args) > 3:
+            nonlinearity, args = args[3], args[:3] + args[4:]
+        else:
+            nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        modes = {"tanh": "RNN_TANH", "relu": "RNN_RELU"}
+        if nonlinearity not in modes:
+            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or "
+                             "'relu'.")
+        super().__init__(modes[nonlinearity], *args, **kwargs)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        return self._forward(input, hx, self.hidden_size)
+
+
+class LSTM(RNNBase):
+    """Long short-term memory; returns (output, (h_n, c_n)).
+
+    >>> LSTM(3, 6, proj_size=2, bidirectional=True)
+    LSTM(3, 6, proj_size=2, bidirectional=True)
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__("LSTM", *args, **kwargs)
+
+    def forward(self, input, hx=None):
+        real = self.proj_size if self.proj_size > 0 else self.hidden_size
+        return self._forward(input, hx, real)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit; returns (output, h_n).
+
+    >>> GRU(3, 4, batch_first=True, dropout=0.2, num_layers=2)
+    GRU(3, 4, num_layers=2, batch_first=True, dropout=0.2)
+    """
+
+    def __init__(self, *args, **kwargs):
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        super().__init__("GRU", *args, **kwargs)
+
+    def forward(self, input, hx=None):
+        return self._forward(input, hx, self.hidden_size)
+
+
+class RNNCellBase(Module):
+    """Parameters of a single recurrent cell (``num_chunks`` gates)."""
+
+    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
+        super().__init__()
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        self.weight_ih = new_param(num_chunks * hidden_size, input_size, device=device,
+                                   dtype=dtype)
+        self.weight_hh = new_param(num_chunks * hidden_size, hidden_size, device=device,
+                                   dtype=dtype)
+        if bias:
+            self.bias_ih = new_param(num_chunks * hidden_size, device=device, dtype=dtype)
+            self.bias_hh = new_param(num_chunks * hidden_size, device=device, dtype=dtype)
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def extra_repr(self):
+        s = "{input_size}, {hidden_size}"
+        if "bias" in self.__dict__ and self.bias is not True:
+            s += ", bias={bias}"
+        if "nonlinearity" in self.__dict__ and self.nonlinearity != "tanh":
+            s += ", nonlinearity={nonlinearity}"
+        return s.format(**self.__dict__)
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def _batch(self, input, name):
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D "
+                             "instead")
+        return input.dim() == 2, input if input.dim() == 2 else input.unsqueeze(0)
+
+    def _params(self):
+        return self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh
+
+
+class RNNCell(RNNCellBase):
+    """One Elman RNN step.
+
+    >>> RNNCell(3, 2, nonlinearity='relu')
+    RNNCell(3, 2, nonlinearity=relu)
+    """
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
+                 dtype=None):
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        from ... import zeros
+        if hx is not None and hx.dim() not in (1, 2):
+            raise ValueError(f"RNNCell: Expected hidden to be 1D or 2D, got {hx.dim()}D "
+                             "instead")
+        batched, x = self._batch(input, "RNNCell")
+        h = zeros(x.size(0), self.hidden_size, dtype=x.dtype) if hx is None else \
+            (hx if batched else hx.unsqueeze(0))
+        if self.nonlinearity == "tanh":
+            out = rnn_tanh_cell(x, h, *self._params())
+        elif self.nonlinearity == "relu":
+            out = rnn_relu_cell(x, h, *self._params())
+        else:
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        return out if batched else out.squeeze(0)
+
+
+class LSTMCell(RNNCellBase):
+    """One LSTM step; returns (h', c').
+
+    >>> LSTMCell(3, 2)
+    LSTMCell(3, 2)
+    """
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
+
+    def forward(self, input, hx=None):
+        from ... import zeros
+        if hx is not None:
+            for i, v in enumerate(hx):
+                if v.dim() not in (1, 2):
+                    raise ValueError(f"LSTMCell: Expected hx[{i}] to be 1D or 2D, got "
+                                     f"{v.dim()}D instead")
+        batched, x = self._batch(input, "LSTMCell")
+        if hx is None:
+            z = zeros(x.size(0), self.hidden_size, dtype=x.dtype)
+            hx = (z, z)
+        elif not batched:
+            hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
+        h, c = lstm_cell(x, hx, *self._params())
+        return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
+
+
+class GRUCell(RNNCellBase):
+    """One GRU step.
+
+    >>> GRUCell(3, 2, bias=False)
+    GRUCell(3, 2, bias=False)
+    """
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
+
+    def forward(self, input, hx=None):
+        from ... import zeros
+        if hx is not None and hx.dim() not in (1, 2):
+            raise ValueError(f"GRUCell: Expected hidden to be 1D or 2D, got {hx.dim()}D "
+                             "instead")
+        batched, x = self._batch(input, "GRUCell")
+        h = zeros(x.size(0), self.hidden_size, dtype=x.dtype) if hx is None else \
+            (hx if batched else hx.unsqueeze(0))
+        out = gru_cell(x, h, *self._params())
+        return out if batched else out.squeeze(0)

@@ -1,0 +1,16 @@
+"""``torch.nn.utils``: gradient clipping and parameter/vector conversion.
+
+>>> import numtorch as torch
+>>> w = torch.nn.Parameter(torch.ones(4))
+>>> (w * 3).sum().backward()
+>>> clip_grad_norm_([w], max_norm=1.0)
+tensor(6.)
+>>> w.grad
+tensor([0.5000, 0.5000, 0.5000, 0.5000])
+"""
+from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, get_total_norm, \
+    clip_grads_with_norm_
+from .convert_parameters import parameters_to_vector, vector_to_parameters
+
+__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "get_total_norm",
+           "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters"]

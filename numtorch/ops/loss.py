@@ -1,0 +1,284 @@
+"""Fused loss functions of ``torch.nn.functional`` as built-in ops.
+
+Each computes the elementwise loss on arrays, then applies the reduction ('none', 'mean',
+'sum'); backward scales the elementwise derivative (a Tensor expression, so it differentiates
+again) by the incoming gradient. Losses PyTorch composes from other ops are composed the same
+way in ``numtorch.nn.functional``.
+
+>>> import numtorch as torch
+>>> from numtorch.ops import loss as L
+>>> x = torch.tensor([1.0, 3.0], requires_grad=True)
+>>> L.MseLoss.apply(x, torch.tensor([0.0, 0.0]), "mean")
+tensor(5., grad_fn=<MseLossBackward0>)
+"""
+import numpy as np
+
+from .._tensor import Tensor
+from ._base import BuiltinFunction
+
+_make = Tensor._make
+_EPSILON = 1e-12
+
+
+def reduce_array(loss, reduction):
+    """Reduce an elementwise loss array as PyTorch's ``apply_loss_reduction``."""
+    if reduction == "mean":
+        return np.asarray(loss.mean(dtype=loss.dtype))
+    if reduction == "sum":
+        return np.asarray(loss.sum(dtype=loss.dtype))
+    return loss
+
+
+def _scale(g, reduction, numel):
+    """The incoming gradient as the per-element factor of the reduction."""
+    if reduction == "mean":
+        return g / numel
+    return g
+
+
+def _const(array):
+    return _make(np.asarray(array), None, False)
+
+
+class PointwiseLoss(BuiltinFunction):
+    """Base: ``loss(x, t)`` on arrays; ``dx(x, t)`` / ``dt(x, t)`` as Tensors (elementwise)."""
+
+    @classmethod
+    def forward(cls, ctx, x, t, reduction, *args):
+        ctx.save_for_backward(x, t)
+        ctx.reduction, ctx.args = reduction, args
+        ctx.numel = np.broadcast_shapes(x.shape, t.shape)
+        ctx.numel = int(np.prod(ctx.numel))
+        return reduce_array(cls.loss(x, t, *args), reduction)
+
+    @classmethod
+    def backward(cls, ctx, g):
+        x, t = ctx.saved_tensors
+        f = _scale(g, ctx.reduction, ctx.numel)
+        nx, nt = ctx.needs_input_grad[:2]
+        gx = f * cls.dx(x, t, *ctx.args) if nx else None
+        gt = f * cls.dt(x, t, *ctx.args) if nt else None
+        return (gx, gt, None) + (None,) * len(ctx.args)
+
+    @classmethod
+    def dt(cls, x, t, *args):
+        return -cls.dx(x, t, *args)
+
+
+class MseLoss(PointwiseLoss):
+    """loss = (x - t)^2;  dx = 2 (x - t)."""
+    _backward_name = "MseLossBackward0"
+
+    @staticmethod
+    def loss(x, t):
+        d = x - t
+        return d * d
+
+    @staticmethod
+    def dx(x, t):
+        return (x - t) * 2
+
+
+class SmoothL1Loss(PointwiseLoss):
+    """loss = |d| < beta ? d^2 / (2 beta) : |d| - beta / 2;  dx = clamp(d / beta, -1, 1)."""
+    _backward_name = "SmoothL1LossBackward0"
+
+    @staticmethod
+    def loss(x, t, beta):
+        d = np.abs(x - t)
+        if beta == 0:
+            return d
+        b = x.dtype.type(beta)
+        return np.where(d < b, x.dtype.type(0.5) * d * d / b, d - x.dtype.type(0.5) * b)
+
+    @staticmethod
+    def dx(x, t, beta):
+        d = x - t
+        if beta == 0:
+            return d.sign()
+        inside = (d.abs() < beta).to(d.dtype)
+        return inside * d / beta + (1 - inside) * d.sign()
+
+
+class HuberLoss(PointwiseLoss):
+    """loss = |d| < delta ? d^2 / 2 : delta (|d| - delta / 2);  dx = clamp(d, -delta, delta)."""
+    _backward_name = "HuberLossBackward0"
+
+    @staticmethod
+    def loss(x, t, delta):
+        d = np.abs(x - t)
+        dl, half = x.dtype.type(delta), x.dtype.type(0.5)
+        return np.where(d < dl, half * d * d, dl * (d - half * dl))
+
+    @staticmethod
+    def dx(x, t, delta):
+        d = x - t
+        inside = (d.abs() < delta).to(d.dtype)
+        return inside * d + (1 - inside) * d.sign() * delta
+
+
+class SoftMarginLoss(PointwiseLoss):
+    """loss = log(1 + exp(-t x));  dx = -t * sigmoid(-t x)."""
+    _backward_name = "SoftMarginLossBackward0"
+
+    @staticmethod
+    def loss(x, t):
+        return np.log1p(np.exp(-t * x))
+
+    @staticmethod
+    def dx(x, t):
+        return -t * (-t * x).sigmoid()
+
+    @staticmethod
+    def dt(x, t):
+        return -x * (-t * x).sigmoid()
+
+
+class BinaryCrossEntropy(BuiltinFunction):
+    """loss = -w (t log x + (1 - t) log(1 - x)), logs clamped at -100;
+    dx = w (x - t) / max(x (1 - x), 1e-12)."""
+    _backward_name = "BinaryCrossEntropyBackward0"
+
+    @staticmethod
+    def forward(ctx, x, t, w, reduction):
+        ctx.save_for_backward(x, t, w)
+        ctx.reduction = reduction
+        one = x.dtype.type(1)
+        lo = x.dtype.type(-100)
+        loss = (t - one) * np.maximum(np.log1p(-x), lo) - t * np.maximum(np.log(x), lo)
+        if w is not None:
+            loss = loss * w
+        return reduce_array(loss, reduction)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, t, w = ctx.saved_tensors
+        f = _scale(g, ctx.reduction, x.numel())
+        if w is not None:
+            f = f * w
+        gx = gt = None
+        if ctx.needs_input_grad[0]:
+            gx = f * (x - t) / (x * (1 - x)).clamp(min=_EPSILON)
+        if ctx.needs_input_grad[1]:
+            gt = f * ((1 - x).log().clamp(min=-100) - x.log().clamp(min=-100))
+        return gx, gt, None, None
+
+
+class BinaryCrossEntropyWithLogits(BuiltinFunction):
+    """loss = w ((1 - t) x - (1 + (pw - 1) t) logsigmoid(x));
+    dx = w ((1 + (pw - 1) t) sigmoid(x) - pw t)."""
+    _backward_name = "BinaryCrossEntropyWithLogitsBackward0"
+
+    @staticmethod
+    def forward(ctx, x, t, w, pw, reduction):
+        ctx.save_for_backward(x, t, w, pw)
+        ctx.reduction = reduction
+        one = x.dtype.type(1)
+        log_sig = np.minimum(x, x.dtype.type(0)) - np.log1p(np.exp(-np.abs(x)))
+        if pw is not None:
+            log_sig = log_sig * ((pw - one) * t + one)
+        loss = (one - t) * x - log_sig
+        if w is not None:
+            loss = loss * w
+        return reduce_array(loss, reduction)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, t, w, pw = ctx.saved_tensors
+        f = _scale(g, ctx.reduction, np.prod(np.broadcast_shapes(x.shape, t.shape)))
+        if w is not None:
+            f = f * w
+        gx = gt = None
+        if ctx.needs_input_grad[0]:
+            if pw is None:
+                gx = f * (x.sigmoid() - t)
+            else:
+                pt = pw * t
+                gx = f * ((pt + 1 - t) * x.sigmoid() - pt)
+        if ctx.needs_input_grad[1]:
+            from .activation import LogSigmoid
+            ls = LogSigmoid.apply(x)
+            gt = f * (-x if pw is None else -x - (pw - 1) * ls)
+        return gx, gt, None, None, None
+
+
+class NllLoss(BuiltinFunction):
+    """loss_i = -w[t_i] x[i, t_i] (0 where t_i == ignore_index); mean divides by sum(w[t_i]).
+    dx[i, t_i] = -w[t_i] * g (/ total weight)."""
+    _backward_name = "NllLossBackward0"
+
+    @staticmethod
+    def forward(ctx, x, t, w, reduction, ignore_index):
+        # x: (N, C, *d) and t: (N, *d) here; the functional layer reshapes other forms
+        valid = t != ignore_index
+        safe_t = np.where(valid, t, 0)
+        wt = (w[safe_t] if w is not None else np.ones(t.shape, x.dtype)) * valid
+        wt = wt.astype(x.dtype)
+        picked = np.take_along_axis(x, safe_t[:, None], 1)[:, 0]
+        loss = -picked * wt
+        ctx.save_for_backward(t)
+        ctx.reduction, ctx.shape = reduction, x.shape
+        ctx.coef = -wt
+        if reduction == "none":
+            return loss
+        if reduction == "sum":
+            return np.asarray(loss.sum(dtype=x.dtype))
+        total = wt.sum(dtype=x.dtype)
+        ctx.coef = ctx.coef / total
+        return np.asarray(loss.sum(dtype=x.dtype) / total)
+
+    @staticmethod
+    def backward(ctx, g):
+        (t,) = ctx.saved_tensors
+        coef = _const(ctx.coef.astype(g._data.dtype))
+        src = (coef * g).unsqueeze(1)
+        safe_t = _const(np.where(ctx.coef != 0, t._data, 0)[:, None])
+        from .._creation import zeros
+        gx = zeros(ctx.shape, dtype=g.dtype).scatter(1, safe_t, src)
+        return gx, None, None, None, None
+
+
+class NllLoss2d(NllLoss):
+    _backward_name = "NllLoss2DBackward0"
+
+
+class MultiMarginLoss(BuiltinFunction):
+    """loss_i = sum_{j != y_i} w[y_i] max(0, margin - x[y_i] + x[j])^p / C."""
+    _backward_name = "MultiMarginLossBackward0"
+
+    @staticmethod
+    def forward(ctx, x, t, p, margin, w, reduction):
+        n, c = x.shape
+        picked = x[np.arange(n), t][:, None]
+        z = np.maximum(x.dtype.type(margin) - picked + x, x.dtype.type(0))
+        z[np.arange(n), t] = 0
+        active = z > 0
+        z = z * z if p == 2 else z
+        if w is not None:
+            z = z * w[t][:, None]
+        ctx.save_for_backward(x, t, w)
+        ctx.args = (p, margin, reduction)
+        loss = z.sum(1, dtype=x.dtype) / x.dtype.type(c)
+        return reduce_array(loss, reduction)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, t, w = ctx.saved_tensors
+        p, margin, reduction = ctx.args
+        n, c = x.shape
+        rows = np.arange(n)
+        picked = x[rows, t._data].unsqueeze(1)
+        z = (x - picked + margin)
+        mask = (z > 0)._data.copy()
+        mask[rows, t._data] = False
+        m = _const(mask.astype(x._data.dtype))
+        dz = m * (z * 2 if p == 2 else 1)
+        if w is not None:
+            dz = dz * w[t].unsqueeze(1)
+        f = _scale(g, reduction, n) / c
+        if reduction == "none":
+            f = f.unsqueeze(1)
+        gx = dz * f
+        onehot = _const(np.eye(c, dtype=x._data.dtype)[t._data])
+        gx = gx - onehot * gx.sum(1, keepdim=True)
+        return gx, None, None, None, None, None

@@ -1,0 +1,759 @@
+"""Assorted ops: differences and integrals, histograms, distances, grids and combinations,
+integer math, and the top-level aliases of ``torch.linalg`` functions.
+
+Most are compositions of differentiable ops (so gradients and second derivatives come from
+their parts); the counting ops (histc, bincount ...) have no gradient, as in PyTorch.
+
+>>> import numtorch as torch
+>>> torch.diff(torch.tensor([1, 4, 9]))
+tensor([3, 5])
+>>> torch.trapezoid(torch.tensor([1., 2., 3.]))
+tensor(4.)
+"""
+import itertools
+import math
+import warnings
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from ._base import BuiltinFunction
+from ._util import wrap_dim, result_np, default_float_np
+
+_make = Tensor._make
+
+
+def _const(a, dtype=None):
+    return _make(np.asarray(a) if dtype is None else np.asarray(a, dtype), None, False)
+
+
+def _tensor_arg(x, ref=None):
+    if isinstance(x, Tensor):
+        return x
+    dt = ref._data.dtype if ref is not None else None
+    return _const(np.asarray(x, dt) if dt is not None else np.asarray(x, result_np(x)))
+
+
+# ---- differences and integrals ---------------------------------------------------------
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """The ``n``-th forward difference along ``dim`` (after ``prepend``/``append``)."""
+    from .shape import cat, narrow
+    d = wrap_dim(dim, input.ndim)
+    x = input
+    if n == 0:
+        return input
+    if prepend is not None or append is not None:
+        parts = [p if p.ndim else p.expand(_with(x.shape, d, 1))
+                 for p in (prepend, x, append) if p is not None]
+        x = cat(parts, d)
+    for _ in range(n):
+        m = x.shape[d]
+        if m == 0:
+            break
+        if x._data.dtype == np.bool_:
+            x = narrow(x, d, 1, m - 1) ^ narrow(x, d, 0, m - 1)
+        else:
+            x = narrow(x, d, 1, m - 1) - narrow(x, d, 0, m - 1)
+    return x
+
+
+def _with(shape, d, n):
+    s = list(shape)
+    s[d] = n
+    return tuple(s)
+
+
+def _trapezoid_parts(y, x, dx, dim, cumulative):
+    """PyTorch's formulas (integer inputs wrap as they do there); None for an empty dim."""
+    from .shape import narrow
+    d = wrap_dim(dim, y.ndim)
+    n = y.shape[d]
+    if n == 0:
+        return None, d
+    pair_sums = narrow(y, d, 1, n - 1) + narrow(y, d, 0, n - 1)
+    if isinstance(x, Tensor):
+        steps = diff(x, dim=-1 if x.ndim == 1 else d)
+        if x.ndim == 1:
+            steps = steps.reshape((-1,) + (1,) * (y.ndim - 1 - d))
+        prod = steps * pair_sums
+        return (prod.cumsum(d) if cumulative else prod.sum(d)) / 2, d
+    h = x if x is not None else (1 if dx is None else dx)
+    if cumulative:
+        return (pair_sums / 2).cumsum(d) * h, d
+    ends = y.select(d, 0) + y.select(d, n - 1)
+    return (y.sum(d) - ends * 0.5) * h, d
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The trapezoidal-rule integral of ``y`` along ``dim`` (spacing ``x`` or ``dx``)."""
+    out, d = _trapezoid_parts(y, x, dx, dim, False)
+    if out is None:
+        from .._creation import zeros
+        return zeros(_without(y.shape, d), dtype=_float_dtype(y))
+    return out
+
+
+def trapz(y, x=None, *, dx=None, dim=-1):
+    """Alias of ``trapezoid``."""
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The running trapezoidal-rule integral of ``y`` along ``dim``."""
+    out, d = _trapezoid_parts(y, x, dx, dim, True)
+    if out is None:
+        from .._creation import zeros
+        return zeros(y.shape, dtype=_float_dtype(y))
+    return out
+
+
+def _without(shape, d):
+    return tuple(n for i, n in enumerate(shape) if i != d)
+
+
+def _float_dtype(t):
+    return t.dtype if t.dtype.is_floating_point else D.get_default_dtype()
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """Estimates of the derivative along each of ``dim`` by central differences (one-sided
+    at the edges); a tuple of tensors, one per dim."""
+    dims = list(range(input.ndim)) if dim is None else (
+        [wrap_dim(dim, input.ndim)] if isinstance(dim, int) else
+        [wrap_dim(d, input.ndim) for d in dim])
+    spacings = _spacings(spacing, len(dims))
+    return tuple(_gradient_1d(input, d, h, edge_order) for d, h in zip(dims, spacings))
+
+
+def _spacings(spacing, n):
+    if spacing is None:
+        return [1] * n
+    if isinstance(spacing, (int, float)):
+        return [spacing] * n
+    items = list(spacing)
+    if len(items) == 1 and n > 1:
+        items = items * n
+    return [s.item() if isinstance(s, Tensor) and s.ndim == 0 else s for s in items]
+
+
+def _gradient_1d(y, d, h, edge_order):
+    from .shape import narrow, cat
+    n = y.shape[d]
+    if n < edge_order + 1:
+        raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                           f"edge_order+1")
+    if y._data.dtype.kind not in "fc":
+        y = y.to(D.get_default_dtype())
+    if isinstance(h, Tensor):
+        return _gradient_coords(y, d, h, edge_order)
+    inner = (narrow(y, d, 2, n - 2) - narrow(y, d, 0, n - 2)) / (2 * h)
+    if edge_order == 1:
+        first = (narrow(y, d, 1, 1) - narrow(y, d, 0, 1)) / h
+        last = (narrow(y, d, n - 1, 1) - narrow(y, d, n - 2, 1)) / h
+    else:
+        first = (narrow(y, d, 0, 1) * -1.5 + narrow(y, d, 1, 1) * 2 -
+                 narrow(y, d, 2, 1) * 0.5) / h
+        last = (narrow(y, d, n - 3, 1) * 0.5 - narrow(y, d, n - 2, 1) * 2 +
+                narrow(y, d, n - 1, 1) * 1.5) / h
+    return cat([first, inner, last], d)
+
+
+def _gradient_coords(y, d, x, edge_order):
+    """Second-order accurate differences for uneven coordinates ``x`` (NumPy's formulas)."""
+    from .shape import narrow, cat
+    n = y.shape[d]
+    shape = [1] * y.ndim
+    shape[d] = -1
+    dx = diff(x).to(y.dtype)
+    a = narrow(dx, 0, 0, n - 2).reshape(shape)
+    b = narrow(dx, 0, 1, n - 2).reshape(shape)
+    yl, yc, yr = narrow(y, d, 0, n - 2), narrow(y, d, 1, n - 2), narrow(y, d, 2, n - 2)
+    inner = (-b / (a * (a + b))) * yl + ((b - a) / (a * b)) * yc + (a / (b * (a + b))) * yr
+    h0 = dx[0]
+    hn = dx[-1]
+    if edge_order == 1:
+        first = (narrow(y, d, 1, 1) - narrow(y, d, 0, 1)) / h0
+        last = (narrow(y, d, n - 1, 1) - narrow(y, d, n - 2, 1)) / hn
+    else:
+        h1, hm = dx[1], dx[-2]
+        first = (-(2 * h0 + h1) / (h0 * (h0 + h1)) * narrow(y, d, 0, 1) +
+                 (h0 + h1) / (h0 * h1) * narrow(y, d, 1, 1) -
+                 h0 / (h1 * (h0 + h1)) * narrow(y, d, 2, 1))
+        last = (hn / (hm * (hm + hn)) * narrow(y, d, n - 3, 1) -
+                (hn + hm) / (hm * hn) * narrow(y, d, n - 2, 1) +
+                (2 * hn + hm) / (hn * (hm + hn)) * narrow(y, d, n - 1, 1))
+    return cat([first, inner, last], d)
+
+
+# ---- scans -------------------------------------------------------------------------------
+class Logcumsumexp(BuiltinFunction):
+    """out_j = log(sum_{i<=j} exp(x_i));  dx_i = sum_{j>=i} g_j exp(x_i - out_j)."""
+    _backward_name = "LogcumsumexpBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        out = np.logaddexp.accumulate(x, axis=dim) if x.ndim else x.copy()
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        from .elementwise import where
+        x, out = ctx.saved_tensors
+        if x.ndim == 0:
+            return g, None
+        d = ctx.dim
+        xm, om, gm = x.movedim(d, -1), out.movedim(d, -1), g.movedim(d, -1)
+        n = xm.shape[-1]
+        later = _const(np.triu(np.ones((n, n), bool)))  # [i, j]: j >= i
+        expo = where(later, xm.unsqueeze(-1) - om.unsqueeze(-2), float("-inf")).exp()
+        gx = (expo * gm.unsqueeze(-2)).sum(-1)
+        return gx.movedim(-1, d), None
+
+
+def logcumsumexp(input, dim, *, out=None):
+    """``log(cumsum(exp(input)))`` along ``dim``, computed stably."""
+    if input._data.dtype.kind not in "fc":
+        input = input.to(D.get_default_dtype())
+    return Logcumsumexp.apply(input, wrap_dim(dim, input.ndim))
+
+
+# ---- histograms and counting (no gradient) -----------------------------------------------
+def histc(input, bins=100, min=0, max=0, *, out=None):
+    """Histogram of ``input`` with ``bins`` equal bins over [min, max] (the data's range when
+    both are 0); values outside are ignored."""
+    x = input._data
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
+                                  f"'{_type_name(input.dtype)}'")
+    lo, hi = float(min), float(max)
+    if lo == hi and x.size:
+        lo, hi = float(x.min()), float(x.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    keep = x[(x >= lo) & (x <= hi)].astype(np.float64)
+    idx = np.floor((keep - lo) * bins / (hi - lo)).astype(np.int64)
+    idx = np.minimum(idx, bins - 1)
+    return _const(np.bincount(idx, minlength=bins).astype(x.dtype))
+
+
+_TYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+               "uint8": "Byte", "bool": "Bool", "float32": "Float", "float64": "Double"}
+
+
+def _type_name(d):
+    return _TYPE_NAMES.get(d.name, d.name)
+
+
+def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
+    """``(hist, bin_edges)`` of ``input`` (a bin count or explicit edges)."""
+    from . import return_types
+    w = None if weight is None else weight.reshape(-1, 1)
+    hist, edges = histogramdd(input.reshape(-1, 1), [bins], range=range, weight=w,
+                              density=density)
+    return return_types.histogram(hist, edges[0])
+
+
+def histogramdd(input, bins=10, *, range=None, weight=None, density=False, out=None):
+    """A multi-dimensional histogram of the points in the rows of ``input`` (last dim is the
+    coordinate); ``bins``: counts or edge tensors per dimension. The last bin includes its
+    right edge; points outside the edges are ignored."""
+    from . import return_types
+    x = input._data
+    pts = x.reshape(-1, x.shape[-1])
+    edges = _hist_edges(pts, bins, range)
+    hist = np.zeros([len(e) - 1 for e in edges], x.dtype)
+    keep = np.ones(pts.shape[0], bool)
+    where = []
+    for k, e in enumerate(edges):
+        v = pts[:, k]
+        pos = np.searchsorted(e, v, side="right") - 1
+        where.append(np.where(v == e[-1], len(e) - 2, pos))
+        keep &= (v >= e[0]) & (v <= e[-1])
+    w = np.ones(pts.shape[0], x.dtype) if weight is None else weight._data.reshape(-1)
+    np.add.at(hist, tuple(p[keep] for p in where), w[keep])
+    if density:
+        volume = np.ones((), np.float64)
+        for e in edges:
+            volume = np.multiply.outer(volume, np.diff(e))
+        hist = (hist / (hist.sum() * volume)).astype(x.dtype)
+    return return_types.histogramdd(_const(hist), [_const(e) for e in edges])
+
+
+def _hist_edges(pts, bins, rng):
+    """Bin edges per coordinate: given edge tensors, or equal bins over the range."""
+    dims = pts.shape[1]
+    if isinstance(bins, Tensor):
+        bins = [bins]
+    if isinstance(bins, int):
+        bins = [bins] * dims
+    edges = []
+    for k, b in enumerate(bins):
+        if isinstance(b, Tensor):
+            edges.append(b._data.astype(pts.dtype))
+            continue
+        if rng is not None:
+            lo, hi = float(rng[2 * k]), float(rng[2 * k + 1])
+        elif pts.shape[0]:
+            lo, hi = float(pts[:, k].min()), float(pts[:, k].max())
+        else:
+            lo, hi = 0.0, 1.0
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges.append(np.linspace(lo, hi, int(b) + 1).astype(pts.dtype))
+    return edges
+
+
+def bincount(input, weights=None, minlength=0):
+    """Counts of each non-negative integer in the 1-d ``input`` (summed ``weights``)."""
+    x = input._data
+    if x.ndim != 1 or x.dtype.kind not in "iub":
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if x.size and x.min() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is None:
+        return _const(np.bincount(x, minlength=minlength).astype(np.int64))
+    w = weights._data
+    dt = w.dtype if w.dtype == np.float32 else np.float64
+    return _const(np.bincount(x, weights=w, minlength=minlength).astype(dt))
+
+
+# ---- distances ---------------------------------------------------------------------------
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The ``p``-norm distance between each row of ``x1`` and each row of ``x2`` (batched)."""
+    from .reduction import vector_norm
+    if x1.ndim < 2 or x2.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError("X1 and X2 must have the same number of columns. X1: "
+                           f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    d = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    return vector_norm(d, p, -1)
+
+
+def dist(input, other, p=2):
+    """The ``p``-norm of ``input - other``."""
+    from .reduction import vector_norm
+    return vector_norm(input - other, float(p))
+
+
+def renorm(input, p, dim, maxnorm):
+    """Each slice along ``dim`` rescaled so that its ``p``-norm is at most ``maxnorm``."""
+    from .reduction import vector_norm
+    from .elementwise import where
+    d = wrap_dim(dim, input.ndim)
+    others = tuple(i for i in range(input.ndim) if i != d)
+    norm = vector_norm(input, float(p), others, keepdim=True)
+    factor = where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+    return input * factor
+
+
+# ---- construction: grids, combinations, block diagonals ----------------------------------
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids (views) from 1-d tensors; ``indexing`` 'ij' (default) or 'xy'."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                      "indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError("torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
+                           f"received: {indexing}")
+    ts = list(tensors)
+    swap = indexing == "xy" and len(ts) >= 2
+    if swap:
+        ts[0], ts[1] = ts[1], ts[0]
+    shape = tuple(t.numel() for t in ts)
+    out = []
+    for i, t in enumerate(ts):
+        view = [1] * len(ts)
+        view[i] = -1
+        out.append(t.reshape(view).expand(shape))
+    if swap:
+        out[0], out[1] = out[1], out[0]
+    return tuple(out)
+
+
+def cartesian_prod(*tensors):
+    """The Cartesian product of 1-d tensors as rows of a 2-d tensor."""
+    from .shape import stack
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([g.reshape(-1) for g in grids], 1)
+
+
+def combinations(input, r=2, with_replacement=False):
+    """The length-``r`` combinations of the elements of the 1-d ``input`` as rows."""
+    from .shape import stack
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return _const(np.empty((0,), input._data.dtype))
+    pick = (itertools.combinations_with_replacement if with_replacement else
+            itertools.combinations)
+    rows = np.array(list(pick(range(input.shape[0]), r)), np.int64).reshape(-1, r)
+    if rows.shape[0] == 0:
+        return _const(np.empty((0, r), input._data.dtype))
+    return stack([input[_const(rows[:, k])] for k in range(r)], 1)
+
+
+def block_diag(*tensors):
+    """The tensors (0-d, 1-d or 2-d) arranged as blocks on a diagonal, zeros elsewhere."""
+    from .shape import cat
+    from .._creation import zeros
+    if not tensors:
+        return zeros(1, 0)
+    mats = [t.reshape(1, 1) if t.ndim == 0 else t.reshape(1, -1) if t.ndim == 1 else t
+            for t in tensors]
+    for t in mats:
+        if t.ndim != 2:
+            raise RuntimeError("torch.block_diag: Input tensors must have 2 or fewer "
+                               f"dimensions. Input 0 has {t.ndim} dimensions")
+    dt = D._FROM_NP[result_np(*[m._data for m in mats])]
+    width = sum(m.shape[1] for m in mats)
+    rows, left = [], 0
+    for m in mats:
+        r, c = m.shape
+        rows.append(cat([zeros(r, left, dtype=dt), m.to(dt), zeros(r, width - left - c,
+                                                                   dtype=dt)], 1))
+        left += c
+    return cat(rows, 0)
+
+
+def _index_grid(row, col, offset, upper):
+    r, c = np.indices((row, col)) if row and col else (np.empty((0, 0), int),) * 2
+    keep = (c - r >= offset) if upper else (c - r <= offset)
+    return np.stack([r[keep], c[keep]]).astype(np.int64).reshape(2, -1)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The (2, n) row/column indices of the lower triangle of a ``row`` x ``col`` matrix."""
+    out = _index_grid(row, col, offset, False)
+    return _const(out.astype(D.to_dtype(dtype).np if dtype is not None else np.int64))
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The (2, n) row/column indices of the upper triangle of a ``row`` x ``col`` matrix."""
+    out = _index_grid(row, col, offset, True)
+    return _const(out.astype(D.to_dtype(dtype).np if dtype is not None else np.int64))
+
+
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of the 1-d ``x``: columns are powers (decreasing by default)."""
+    from .shape import stack
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    x = x if x._data.dtype != np.bool_ else x.long()
+    if x._data.dtype.kind in "iub":
+        x = x.long()
+    cols = _powers(x, n)
+    if not cols:
+        return _const(np.empty((x.shape[0], 0), x._data.dtype))
+    out = stack(cols, -1)
+    return out if increasing else out.flip(-1)
+
+
+def _powers(x, n):
+    from .._creation import ones_like
+    cols, p = [], None
+    for k in range(n):
+        p = ones_like(x) if k == 0 else (x if k == 1 else p * x)
+        cols.append(p)
+    return cols
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """Rotate by 90 degrees ``k`` times in the plane of ``dims`` (from the first towards the
+    second)."""
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    d0, d1 = wrap_dim(dims[0], input.ndim), wrap_dim(dims[1], input.ndim)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
+                           f"dim1 = {d1}")
+    k = k % 4
+    if k == 1:
+        return input.flip(d1).transpose(d0, d1)
+    if k == 2:
+        return input.flip(d0, d1)
+    if k == 3:
+        return input.flip(d0).transpose(d0, d1)
+    return input.clone()
+
+
+def diagflat(input, offset=0):
+    """A 2-d tensor with the flattened ``input`` on its ``offset`` diagonal."""
+    from .shape import diag
+    return diag(input.reshape(-1), offset)
+
+
+def inner(input, other, *, out=None):
+    """The inner product over the last dimension (a product when either is 0-d)."""
+    if input.ndim == 0 or other.ndim == 0:
+        return input * other
+    from .linalg import tensordot
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but "
+                           f"got shapes {list(input.shape)} and {list(other.shape)}")
+    return tensordot(input, other, ([input.ndim - 1], [other.ndim - 1]))
+
+
+# ---- statistics ----------------------------------------------------------------------------
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """The covariance matrix of the variables in the rows of ``input`` (observations in
+    columns), with frequency and observation weights."""
+    x = input if input.ndim == 2 else input.reshape(1, -1)
+    if x._data.dtype.kind not in "fc":
+        x = x.to(D.get_default_dtype())
+    n = x.shape[1]
+    w = None
+    if fweights is not None:
+        w = fweights
+    if aweights is not None:
+        w = aweights if w is None else w * aweights
+    if w is None:
+        avg = x.mean(1, keepdim=True)
+        wsum = n
+        norm = n - correction
+    else:
+        w = w.to(x.dtype)
+        wsum = w.sum()
+        avg = (x * w).sum(1, keepdim=True) / wsum
+        if aweights is None:
+            norm = wsum - correction
+        else:
+            norm = wsum - correction * (w * aweights).sum() / wsum
+    xc = x - avg
+    xw = xc if w is None else xc * w
+    from .elementwise import clamp
+    norm_t = norm if isinstance(norm, Tensor) else float(norm)
+    if isinstance(norm_t, Tensor):
+        norm_t = clamp(norm_t, min=0)
+    else:
+        norm_t = max(norm_t, 0.0)
+    out = (xw @ xc.transpose(0, 1).conj() if xc.is_complex() else xw @ xc.transpose(0, 1))
+    out = out / norm_t
+    return out.reshape(()) if input.ndim < 2 or input.shape[0] == 1 else out
+
+
+def corrcoef(input):
+    """The Pearson correlation coefficients of the variables in the rows of ``input``."""
+    from .elementwise import clamp
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    d = c.diagonal()
+    std = d.sqrt()
+    out = c / std.unsqueeze(1) / std.unsqueeze(0)
+    return clamp(out, -1, 1) if not out.is_complex() else out
+
+
+# ---- integer and float bit math (no gradient unless noted) ----------------------------------
+def _int_binary(np_fn, name):
+    def fn(input, other, *, out=None):
+        a = input._data
+        b = other._data if isinstance(other, Tensor) else other
+        dt = result_np(a, b)
+        if dt.kind not in "iu":
+            raise RuntimeError(f"\"{name}_cpu\" not implemented for "
+                               f"'{_TYPE_NAMES.get(str(dt), str(dt))}'")
+        return _const(np.asarray(np_fn(a.astype(dt), np.asarray(b).astype(dt))).astype(dt))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise ``{name}`` of integer tensors."
+    return fn
+
+
+gcd = _int_binary(np.gcd, "gcd")
+lcm = _int_binary(np.lcm, "lcm")
+
+
+def heaviside(input, values, *, out=None):
+    """0 where input < 0, ``values`` where input == 0, 1 where input > 0."""
+    a, v = input._data, values._data
+    if a.dtype != v.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different "
+                           "dtypes")
+    res = np.where(a == 0, v, (a > 0).astype(a.dtype)).astype(a.dtype)
+    return _const(np.where(np.isnan(a), a, res) if a.dtype.kind == "f" else res)
+
+
+def ldexp(input, other, *, out=None):
+    """``input * 2 ** other`` (a float result)."""
+    from .elementwise import pow
+    res = input * pow(2.0, other)
+    return res if res._data.dtype.kind in "fc" else res.to(D.get_default_dtype())
+
+
+class Frexp(BuiltinFunction):
+    """(mantissa, exponent) = frexp(x);  dx = g / 2**exponent (through the mantissa)."""
+    _backward_name = "FrexpBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        m, e = np.frexp(x)
+        ctx.save_for_backward(e.astype(x.dtype))
+        return m.astype(x.dtype), e.astype(np.int32)
+
+    @staticmethod
+    def backward(ctx, g, _ge):
+        (e,) = ctx.saved_tensors
+        return g / e.exp2()
+
+
+def frexp(input, *, out=None):
+    """``(mantissa, exponent)`` with input = mantissa * 2 ** exponent, |mantissa| in [0.5, 1)."""
+    from . import return_types
+    if input._data.dtype.kind != "f":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    return return_types.frexp(*Frexp.apply(input))
+
+
+class Nextafter(BuiltinFunction):
+    """out = the next float after a towards b;  da = g, db = 0 (PyTorch's convention)."""
+    _backward_name = "NextafterBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        dt = result_np(a, b)
+        return np.asarray(np.nextafter(a.astype(dt), np.asarray(b).astype(dt)))
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, (g * 0 if ctx.needs_input_grad[1] else None)
+
+
+def nextafter(input, other, *, out=None):
+    """The next representable float after ``input`` towards ``other``."""
+    return Nextafter.apply(input, other if isinstance(other, Tensor) else _const(other))
+
+
+def logaddexp2(input, other, *, out=None):
+    """``log2(2 ** input + 2 ** other)`` computed stably."""
+    from .elementwise import maximum, log2, exp2, where, isinf
+    m = maximum(input, other).detach()
+    m = where(isinf(m), 0.0, m)
+    return m + log2(exp2(input - m) + exp2(other - m))
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """True where an element of ``elements`` occurs in ``test_elements``."""
+    a = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
+    b = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(
+        test_elements)
+    return _const(np.isin(a, b, invert=invert))
+
+
+def isreal(input):
+    """True where the imaginary part is zero (everywhere for real tensors)."""
+    x = input._data
+    return _const(np.imag(x) == 0 if x.dtype.kind == "c" else np.ones(x.shape, bool))
+
+
+def positive(input):
+    """``input`` itself (bool tensors are refused, as in PyTorch)."""
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def unravel_index(indices, shape):
+    """The coordinates (a tuple of int64 tensors) of flat ``indices`` in ``shape``."""
+    idx = indices._data if isinstance(indices, Tensor) else np.asarray(indices)
+    if idx.dtype.kind not in "iu":
+        raise TypeError("expected 'indices' to be integer dtype, but got "
+                        f"{indices.dtype}")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    total = math.prod(shape)
+    if idx.size and (idx.min() < -total or idx.max() >= total):
+        raise RuntimeError("'indices' must be in range [-prod(shape), prod(shape) - 1]")
+    idx = idx.astype(np.int64)
+    idx = np.where(idx < 0, idx + total, idx)
+    if not shape:
+        return ()
+    return tuple(_const(c.astype(np.int64)) for c in np.unravel_index(idx, shape))
+
+
+# ---- top-level aliases of torch.linalg and the legacy linear-algebra API ---------------------
+def _linalg():
+    from .. import linalg
+    return linalg
+
+
+def det(input):
+    """Alias of ``torch.linalg.det``."""
+    return _linalg().det(input)
+
+
+def logdet(input):
+    """log(det(input)) (NaN for a negative determinant)."""
+    return _linalg().logdet(input)
+
+
+def slogdet(input):
+    """Alias of ``torch.linalg.slogdet``."""
+    return _linalg().slogdet(input)
+
+
+def inverse(input, *, out=None):
+    """Alias of ``torch.linalg.inv``."""
+    return _linalg().inv(input)
+
+
+def matrix_power(input, n):
+    """Alias of ``torch.linalg.matrix_power``."""
+    return _linalg().matrix_power(input, n)
+
+
+def pinverse(input, rcond=1e-15):
+    """The pseudo-inverse (``torch.linalg.pinv`` with relative tolerance ``rcond``)."""
+    return _linalg().pinv(input, rtol=rcond)
+
+
+def svd(input, some=True, compute_uv=True, *, out=None):
+    """The legacy ``torch.svd``: ``(U, S, V)`` with V (not Vh); ``some`` gives reduced
+    factors."""
+    from . import return_types
+    U, S, Vh = _linalg().svd(input, full_matrices=not some)
+    if not compute_uv:
+        return return_types.svd(_zeros_like(U), S, _zeros_like(Vh))
+    return return_types.svd(U, S, Vh.mT.conj() if Vh.is_complex() else Vh.mT)
+
+
+def _zeros_like(t):
+    from .._creation import zeros_like
+    return zeros_like(t)
+
+
+def qr(input, some=True, *, out=None):
+    """The legacy ``torch.qr`` (``some`` -> mode 'reduced', else 'complete')."""
+    return _linalg().qr(input, "reduced" if some else "complete")
+
+
+def cholesky(input, upper=False, *, out=None):
+    """The legacy ``torch.cholesky`` (use ``torch.linalg.cholesky``)."""
+    return _linalg().cholesky(input, upper=upper)
+
+
+def chain_matmul(*matrices, out=None):
+    """The product of the matrices (use ``torch.linalg.multi_dot``)."""
+    return _linalg().multi_dot(list(matrices))
+
+
+METHODS = ["diff", "logcumsumexp", "histc", "histogram", "bincount", "renorm", "rot90",
+           "diagflat", "inner", "cov", "corrcoef", "gcd", "lcm", "heaviside", "ldexp",
+           "frexp", "nextafter", "logaddexp2", "isreal", "positive", "det", "logdet",
+           "slogdet", "inverse", "matrix_power", "pinverse", "svd", "qr", "cholesky", "dist"]
+INPLACE = ["renorm", "gcd", "lcm", "heaviside", "ldexp", "nextafter"]

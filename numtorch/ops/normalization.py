@@ -1,0 +1,179 @@
+"""Batch, layer and group normalisation as built-in ops.
+
+Forward follows PyTorch's CPU kernels: statistics accumulate in double for float inputs and
+the output is ``x * alpha + beta`` with per-channel ``alpha = invstd * w``, ``beta = b - mean *
+alpha``. Backward is the usual normalisation gradient written in Tensor ops; under
+``create_graph`` it recomputes the statistics from ``x`` so the second derivative includes
+their dependence on ``x``.
+
+>>> import numtorch as torch
+>>> from numtorch.ops.normalization import NativeLayerNorm
+>>> NativeLayerNorm.apply(torch.tensor([[1., 3.]]), None, None, 1, 1e-5)
+tensor([[-1.0000,  1.0000]])
+"""
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.grad_mode import STATE
+from ._base import BuiltinFunction
+
+_make = Tensor._make
+
+
+def _const(a):
+    return _make(np.asarray(a), None, False)
+
+
+def moments(x, axes):
+    """(mean in x's dtype, biased variance in double) over ``axes``, as PyTorch's CPU stats."""
+    acc = np.float64 if x.dtype.kind == "f" else x.dtype
+    n = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    mean = (x.sum(axis=axes, dtype=acc, keepdims=True) / max(n, 1)).astype(x.dtype)
+    d = x.astype(acc) - mean.astype(acc)
+    var = (d * d).sum(axis=axes, keepdims=True) / max(n, 1)
+    return mean, var, n
+
+
+def _affine(x, mean, invstd, w, b):
+    """x * alpha + beta with alpha = invstd * w and beta = b - mean * alpha."""
+    alpha = invstd if w is None else invstd * w
+    beta = -mean * alpha if b is None else b - mean * alpha
+    return x * alpha + beta
+
+
+def norm_grads(g, x, axes, eps, stats, w_b):
+    """Gradients (x, xhat) of normalising over ``axes``; ``w_b`` is w broadcast (or None).
+
+    ``stats`` holds the saved (mean, invstd) constants; under create_graph they are
+    recomputed from ``x`` so that higher derivatives see their dependence on x.
+    """
+    if STATE.enabled:
+        mean = x.mean(axes, keepdim=True)
+        c = x - mean
+        invstd = ((c * c).mean(axes, keepdim=True) + eps).rsqrt()
+    else:
+        mean, invstd = _const(stats[0]), _const(stats[1])
+        c = x - mean
+    xhat = c * invstd
+    gh = g if w_b is None else g * w_b
+    gx = (gh - gh.mean(axes, keepdim=True) - xhat * (gh * xhat).mean(axes, keepdim=True))
+    return gx * invstd, xhat
+
+
+def _channel_shape(ndim):
+    return (1, -1) + (1,) * (ndim - 2)
+
+
+class NativeBatchNorm(BuiltinFunction):
+    """out = (x - mean) * invstd * w + b per channel (dim 1); batch or running statistics.
+    Training updates running_mean/var in place (unbiased var, ``momentum``)."""
+    _backward_name = "NativeBatchNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, w, b, rm, rv, training, momentum, eps):
+        axes = (0,) + tuple(range(2, x.ndim))
+        cshape = _channel_shape(x.ndim)
+        if training:
+            mean, var, n = moments(x, axes)
+            invstd = (1.0 / np.sqrt(var + eps)).astype(x.dtype)
+            _update_running(rm, rv, mean, var, n, momentum)
+        else:
+            mean = rm.reshape(cshape)
+            invstd = 1 / np.sqrt(rv.reshape(cshape) + x.dtype.type(eps))
+        ctx.save_for_backward(x, w)
+        ctx.stats, ctx.training, ctx.eps, ctx.axes = (mean, invstd), training, eps, axes
+        wb = None if w is None else w.reshape(cshape)
+        bb = None if b is None else b.reshape(cshape)
+        return _affine(x, mean, invstd, wb, bb).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        cshape = _channel_shape(x.ndim)
+        wb = None if w is None else w.reshape(cshape)
+        nx, nw, nb = ctx.needs_input_grad[:3]
+        if ctx.training:
+            gx, xhat = norm_grads(g, x, ctx.axes, ctx.eps, ctx.stats, wb)
+        else:
+            mean, invstd = _const(ctx.stats[0]), _const(ctx.stats[1])
+            xhat = (x - mean) * invstd
+            gx = g * invstd if wb is None else g * (wb * invstd)
+        gw = (g * xhat).sum(ctx.axes) if nw else None
+        gb = g.sum(ctx.axes) if nb else None
+        return (gx if nx else None), gw, gb, None, None, None, None, None
+
+
+def _update_running(rm, rv, mean, var, n, momentum):
+    # NOTE: PyTorch blends in double and stores back in the buffer's dtype.
+    if rm is not None:
+        m = mean.reshape(-1).astype(np.float64)
+        rm[...] = momentum * m + (1 - momentum) * rm.astype(np.float64)
+    if rv is not None:
+        unbiased = var.reshape(-1) * n / max(n - 1, 1) if n > 1 else var.reshape(-1) * np.nan
+        rv[...] = momentum * unbiased + (1 - momentum) * rv.astype(np.float64)
+
+
+class NativeLayerNorm(BuiltinFunction):
+    """out = (x - mean) * rstd * w + b over the last ``k`` dims;  the normalisation grads."""
+    _backward_name = "NativeLayerNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, w, b, k, eps):
+        axes = tuple(range(x.ndim - k, x.ndim))
+        mean, var, _ = moments(x, axes)
+        rstd = (1.0 / np.sqrt(var + eps)).astype(x.dtype)
+        ctx.save_for_backward(x, w)
+        ctx.stats, ctx.eps, ctx.axes = (mean, rstd), eps, axes
+        out = x * rstd + (-rstd * mean)
+        if w is not None:
+            out = out * w
+        if b is not None:
+            out = out + b
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        nx, nw, nb = ctx.needs_input_grad[:3]
+        gx, xhat = norm_grads(g, x, ctx.axes, ctx.eps, ctx.stats, w)
+        lead = tuple(range(x.ndim - len(ctx.axes)))
+        gw = (g * xhat).sum(lead) if nw and lead else ((g * xhat) if nw else None)
+        gb = (g.sum(lead) if lead else g) if nb else None
+        return (gx if nx else None), gw, gb, None, None
+
+
+class NativeGroupNorm(BuiltinFunction):
+    """out = per-(sample, group) normalisation of x (N, C, *), then per-channel w, b."""
+    _backward_name = "NativeGroupNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, w, b, groups, eps):
+        n = x.shape[0]
+        xg = x.reshape(n, groups, -1)
+        mean, var, _ = moments(xg, (2,))
+        rstd = (1.0 / np.sqrt(var + eps)).astype(x.dtype)
+        ctx.save_for_backward(x, w)
+        ctx.stats, ctx.eps, ctx.groups = (mean, rstd), eps, groups
+        out = ((xg - mean) * rstd).reshape(x.shape)
+        cshape = _channel_shape(x.ndim)
+        if w is not None:
+            out = out * w.reshape(cshape)
+        if b is not None:
+            out = out + b.reshape(cshape)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        nx, nw, nb = ctx.needs_input_grad[:3]
+        n = x.shape[0]
+        shape = tuple(x.shape)
+        cshape = _channel_shape(x.ndim)
+        gh = g if w is None else g * w.reshape(cshape)
+        gx, xhat = norm_grads(gh.reshape(n, ctx.groups, -1), x.reshape(n, ctx.groups, -1),
+                              (2,), ctx.eps, ctx.stats, None)
+        xhat = xhat.reshape(shape)
+        axes = (0,) + tuple(range(2, x.ndim))
+        gw = (g * xhat).sum(axes) if nw else None
+        gb = g.sum(axes) if nb else None
+        return (gx.reshape(shape) if nx else None), gw, gb, None, None

@@ -1,0 +1,485 @@
+"""Sorting and selection: sort, argsort, msort, topk, kthvalue, median, nanmedian, mode,
+quantile, nanquantile, unique, unique_consecutive, searchsorted, bucketize.
+
+NaN sorts as the largest value (as in PyTorch); ties keep their input order (stable).
+The value-selecting ops differentiate by sending the gradient back to the selected indices.
+
+>>> import numtorch as torch
+>>> torch.sort(torch.tensor([3., 1., 2.])).values
+tensor([1., 2., 3.])
+>>> torch.topk(torch.tensor([1., 5., 3.]), 2).indices
+tensor([1, 2])
+"""
+import numpy as np
+
+from .._tensor import Tensor
+from ._base import BuiltinFunction
+from ._util import wrap_dim
+from . import return_types
+
+_make = Tensor._make
+
+
+def _const(a):
+    return _make(np.asarray(a), None, False)
+
+
+def _sort_arrays(x, dim, descending):
+    """(values, int64 indices) of a stable sort along ``dim``; NaN counts as largest."""
+    if x.ndim == 0:
+        return x.copy(), np.zeros((), np.int64)
+    if descending:
+        # NOTE: a stable ascending sort of the reversed data, reversed again, is a stable
+        # descending sort (negating would break unsigned ints and NaN's place).
+        idx = np.argsort(np.flip(x, dim), axis=dim, kind="stable")
+        idx = x.shape[dim] - 1 - np.flip(idx, dim)
+    else:
+        idx = np.argsort(x, axis=dim, kind="stable")
+    return np.take_along_axis(x, idx, dim), idx.astype(np.int64)
+
+
+def _scatter_back(g, idx, shape, dim, keepdim=True):
+    """The gradient of a selection: ``g`` placed at ``idx`` along ``dim`` in zeros(shape)."""
+    from .indexing import scatter_add
+    from .._creation import zeros
+    if len(shape) == 0:
+        return g.reshape(())
+    if not keepdim:
+        g, idx = g.unsqueeze(dim), idx.unsqueeze(dim)
+    return scatter_add(zeros(shape, dtype=g.dtype), dim, idx, g)
+
+
+class Sort(BuiltinFunction):
+    """(values, indices) = sort(x, dim);  dx = g scattered back to the indices."""
+    _backward_name = "SortBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, descending):
+        vals, idx = _sort_arrays(x, dim, descending)
+        ctx.save_for_backward(idx)
+        ctx.shape, ctx.dim = x.shape, dim
+        return vals, idx
+
+    @staticmethod
+    def backward(ctx, g, _gi):
+        (idx,) = ctx.saved_tensors
+        return _scatter_back(g, idx, ctx.shape, ctx.dim), None, None
+
+
+class SortStable(Sort):
+    _backward_name = "SortBackward1"
+
+
+def sort(input, dim=-1, descending=False, stable=None, *, out=None):
+    """Sort along ``dim``: a ``(values, indices)`` named tuple (ties stay in input order).
+
+    >>> import numtorch as torch
+    >>> torch.sort(torch.tensor([2, 0, 1]), descending=True).indices
+    tensor([0, 2, 1])
+    """
+    if isinstance(dim, bool):  # sort(input, stable, dim, descending) overload
+        dim, stable = -1, dim
+    cls = Sort if stable is None else SortStable
+    d = wrap_dim(dim, input.ndim)
+    return return_types.sort(*cls.apply(input, d, bool(descending)))
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    """Indices that sort ``input`` along ``dim``."""
+    d = wrap_dim(dim, input.ndim)
+    return _const(_sort_arrays(input._data, d, descending)[1])
+
+
+def msort(input):
+    """``input`` sorted along its first dimension."""
+    return sort(input, 0).values
+
+
+class Topk(BuiltinFunction):
+    """(values, indices) = the k largest (smallest) along dim;  dx = g at the indices."""
+    _backward_name = "TopkBackward0"
+
+    @staticmethod
+    def forward(ctx, x, k, dim, largest):
+        vals, idx = _sort_arrays(x, dim, largest)
+        if x.ndim:
+            vals = np.take(vals, np.arange(k), axis=dim)
+            idx = np.take(idx, np.arange(k), axis=dim)
+        ctx.save_for_backward(idx)
+        ctx.shape, ctx.dim = x.shape, dim
+        return vals, idx
+
+    @staticmethod
+    def backward(ctx, g, _gi):
+        (idx,) = ctx.saved_tensors
+        return _scatter_back(g, idx, ctx.shape, ctx.dim), None, None, None
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+    """The ``k`` largest (or smallest) elements along ``dim`` and their indices."""
+    d = wrap_dim(dim, input.ndim)
+    n = input._data.shape[d] if input.ndim else 1
+    if k < 0 or k > n:
+        raise RuntimeError("selected index k out of range")
+    return return_types.topk(*Topk.apply(input, int(k), d, bool(largest)))
+
+
+class Kthvalue(BuiltinFunction):
+    """(values, indices) = the k-th smallest along dim;  dx = g at the index."""
+    _backward_name = "KthvalueBackward0"
+
+    @staticmethod
+    def forward(ctx, x, k, dim, keepdim):
+        vals, idx = _sort_arrays(x, dim, False)
+        if x.ndim:
+            vals = np.take(vals, [k - 1], axis=dim)
+            idx = np.take(idx, [k - 1], axis=dim)
+            if not keepdim:
+                vals, idx = vals.squeeze(dim), idx.squeeze(dim)
+        ctx.save_for_backward(idx)
+        ctx.shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
+        return vals, idx
+
+    @staticmethod
+    def backward(ctx, g, _gi):
+        (idx,) = ctx.saved_tensors
+        return _scatter_back(g, idx, ctx.shape, ctx.dim, ctx.keepdim), None, None, None
+
+
+def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+    """The ``k``-th smallest element along ``dim`` (1-based) and its index."""
+    d = wrap_dim(dim, input.ndim)
+    n = input._data.shape[d] if input.ndim else 1
+    if k < 1 or k > n:
+        raise IndexError(f"kthvalue(): selected number k out of range for dimension {d}")
+    return return_types.kthvalue(*Kthvalue.apply(input, int(k), d, bool(keepdim)))
+
+
+# ---- median and mode ---------------------------------------------------------------------
+def _median_arrays(x, dim, ignore_nan):
+    """Lower median along ``dim`` (keepdim) and its index; NaN propagates unless ignored."""
+    vals, idx = _sort_arrays(x, dim, False)
+    n = x.shape[dim]
+    if ignore_nan and x.dtype.kind in "fc":
+        count = np.sum(~np.isnan(x), axis=dim, keepdims=True)
+        pos = np.maximum((count - 1) // 2, 0)
+    else:
+        pos = np.full(vals.shape[:dim] + (1,) + vals.shape[dim + 1:], (n - 1) // 2)
+        if x.dtype.kind in "fc":
+            nan = np.isnan(x)
+            first_nan = np.argmax(np.take_along_axis(nan, idx, dim), axis=dim, keepdims=True)
+            pos = np.where(np.any(nan, axis=dim, keepdims=True), first_nan, pos)
+    pos = pos.astype(np.int64)
+    return np.take_along_axis(vals, pos, dim), np.take_along_axis(idx, pos, dim)
+
+
+class MedianDim(BuiltinFunction):
+    """(values, indices) = median(x, dim);  dx = g at the index."""
+    _backward_name = "MedianBackward1"
+    _ignore_nan = False
+
+    @classmethod
+    def forward(cls, ctx, x, dim, keepdim):
+        if x.ndim == 0:
+            vals, idx = x.copy(), np.zeros((), np.int64)
+        else:
+            vals, idx = _median_arrays(x, dim, cls._ignore_nan)
+            if not keepdim:
+                vals, idx = vals.squeeze(dim), idx.squeeze(dim)
+        ctx.save_for_backward(idx)
+        ctx.shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
+        return vals, idx
+
+    @staticmethod
+    def backward(ctx, g, _gi):
+        (idx,) = ctx.saved_tensors
+        return _scatter_back(g, idx, ctx.shape, ctx.dim, ctx.keepdim), None, None
+
+
+class NanmedianDim(MedianDim):
+    _backward_name = "NanmedianBackward1"
+    _ignore_nan = True
+
+
+class MedianAll(BuiltinFunction):
+    """out = median of all elements;  dx = g split evenly among the elements equal to it."""
+    _backward_name = "MedianBackward0"
+    _ignore_nan = False
+
+    @classmethod
+    def forward(cls, ctx, x):
+        if x.size == 0:
+            return np.full((), np.nan, x.dtype)
+        vals, _ = _median_arrays(x.reshape(-1), 0, cls._ignore_nan)
+        out = vals.reshape(())
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, out = ctx.saved_tensors
+        mask = (x == out) | (x.isnan() & out.isnan())
+        mask = mask.to(g.dtype)
+        return g * mask / mask.sum()
+
+
+class NanmedianAll(MedianAll):
+    _backward_name = "NanmedianBackward0"
+    _ignore_nan = True
+
+
+def median(input, dim=None, keepdim=False, *, out=None):
+    """The lower median (of all elements, or along ``dim`` with its index).
+
+    >>> import numtorch as torch
+    >>> torch.median(torch.tensor([4., 1., 3., 2.]))
+    tensor(2.)
+    """
+    if dim is None:
+        return MedianAll.apply(input)
+    return _median_dim(MedianDim, "median", input, dim, keepdim)
+
+
+def nanmedian(input, dim=None, keepdim=False, *, out=None):
+    """``median`` ignoring NaN values."""
+    if dim is None:
+        return NanmedianAll.apply(input)
+    return _median_dim(NanmedianDim, "nanmedian", input, dim, keepdim)
+
+
+def _median_dim(cls, name, input, dim, keepdim):
+    d = wrap_dim(dim, input.ndim)
+    if input.ndim and input._data.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    return getattr(return_types, name)(*cls.apply(input, d, bool(keepdim)))
+
+
+class Mode(BuiltinFunction):
+    """(values, indices) = the most frequent value along dim (the smallest on ties) and its
+    last index;  dx = g at the index."""
+    _backward_name = "ModeBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, keepdim):
+        if x.ndim == 0:
+            vals, idx = x.copy(), np.zeros((), np.int64)
+        else:
+            vals, idx = _mode_arrays(x, dim)
+            if not keepdim:
+                vals, idx = vals.squeeze(dim), idx.squeeze(dim)
+        ctx.save_for_backward(idx)
+        ctx.shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
+        return vals, idx
+
+    @staticmethod
+    def backward(ctx, g, _gi):
+        (idx,) = ctx.saved_tensors
+        return _scatter_back(g, idx, ctx.shape, ctx.dim, ctx.keepdim), None, None
+
+
+def _mode_arrays(x, dim):
+    xm = np.moveaxis(x, dim, -1)
+    lead, n = xm.shape[:-1], xm.shape[-1]
+    flat = xm.reshape(-1, n)
+    vals = np.empty(flat.shape[0], x.dtype)
+    idx = np.empty(flat.shape[0], np.int64)
+    for r, row in enumerate(flat):
+        uniq, counts = np.unique(row, return_counts=True)
+        best = uniq[np.argmax(counts)]  # np.unique sorts, argmax takes the first: smallest
+        vals[r] = best
+        hits = np.nonzero((row == best) | (row != row) & (best != best))[0]
+        idx[r] = hits[-1]
+    shape = lead + (1,)
+    return (np.moveaxis(vals.reshape(shape), -1, dim),
+            np.moveaxis(idx.reshape(shape), -1, dim))
+
+
+def mode(input, dim=-1, keepdim=False, *, out=None):
+    """The most frequent value along ``dim`` and the index of its last occurrence."""
+    d = wrap_dim(dim, input.ndim)
+    return return_types.mode(*Mode.apply(input, d, bool(keepdim)))
+
+
+# ---- quantiles ---------------------------------------------------------------------------
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile_checks(input, q, interpolation, op):
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f"{op}() input tensor must be either float or double dtype")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"{op}() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest. Got {interpolation}")
+    if isinstance(q, Tensor):
+        if q.dtype is not input.dtype:
+            raise RuntimeError(f"{op}() q tensor must be same dtype as the input tensor")
+        if q.ndim > 1:
+            raise RuntimeError(f"{op}() q must be a scalar or 1D tensor")
+        qv = q._data
+    else:
+        qv = np.asarray(q, input._data.dtype)
+    if qv.size and (np.any(qv < 0) or np.any(qv > 1)):
+        raise RuntimeError(f"{op}() q values must be in the range [0, 1]")
+    return qv
+
+
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, op):
+    """Quantiles as differentiable Tensor ops: sort, then interpolate between neighbours."""
+    from .elementwise import where
+    qv = _quantile_checks(input, q, interpolation, op)
+    x = input.reshape(-1) if dim is None else input
+    d = 0 if dim is None else wrap_dim(dim, input.ndim)
+    if x.ndim == 0:
+        x = x.reshape(1)
+    s = sort(x, d).values.movedim(d, -1)  # (..., n), NaN last
+    n = s.shape[-1]
+    nan = s.isnan()
+    if ignore_nan:
+        count = (~nan).sum(-1, keepdim=True)._data.astype(s._data.dtype)
+    else:
+        count = np.full(s._data.shape[:-1] + (1,), n, s._data.dtype)
+    rank = qv.reshape(-1) * (count - 1)  # (..., len(q))
+    lo, hi = np.floor(rank), np.ceil(rank)
+    if interpolation == "lower":
+        hi = lo
+    elif interpolation == "higher":
+        lo = hi
+    elif interpolation == "nearest":
+        lo = hi = np.round(rank)
+    clip = np.maximum(n - 1, 0)
+    lo_i = _const(np.clip(lo, 0, clip).astype(np.int64))
+    hi_i = _const(np.clip(hi, 0, clip).astype(np.int64))
+    v_lo, v_hi = s.gather(-1, lo_i), s.gather(-1, hi_i)
+    if interpolation == "midpoint":
+        w = _const(np.where(hi > lo, 0.5, 0.0).astype(s._data.dtype))
+    elif interpolation == "linear" and isinstance(q, Tensor) and q.requires_grad:
+        w = q.reshape(-1) * _const(count - 1) - _const(lo.astype(s._data.dtype))
+    else:
+        w = _const((rank - lo).astype(s._data.dtype))
+    out = v_lo + w * (v_hi - v_lo)
+    bad = (count == 0) if ignore_nan else np.any(nan._data, axis=-1, keepdims=True)
+    out = where(_const(np.broadcast_to(bad, out._data.shape)), float("nan"), out)
+    return _quantile_shape(out, input, dim, d, keepdim, np.ndim(qv))
+
+
+def _quantile_shape(out, input, dim, d, keepdim, q_ndim):
+    """(..., len(q)) -> PyTorch's layout: q's dim first, reduced dim dropped or kept as 1."""
+    out = out.movedim(-1, 0)  # (len(q), ...rest)
+    if keepdim:
+        if dim is None:
+            out = out.reshape((out.shape[0],) + (1,) * input.ndim)
+        elif input.ndim:
+            out = out.unsqueeze(d + 1)
+    if q_ndim == 0:
+        out = out.squeeze(0)
+    return out
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """The ``q``-th quantiles of ``input`` (all elements, or along ``dim``).
+
+    >>> import numtorch as torch
+    >>> torch.quantile(torch.tensor([0., 1., 2., 3.]), 0.5)
+    tensor(1.5000)
+    """
+    return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """``quantile`` ignoring NaN values (NaN where a slice has none left)."""
+    return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
+
+
+# ---- unique --------------------------------------------------------------------------------
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct elements (or slices along ``dim``), sorted; optionally the inverse
+    indices and the counts."""
+    x = input._data
+    if dim is None:
+        vals, inv, counts = np.unique(x.reshape(-1), return_inverse=True, return_counts=True)
+        inv = inv.reshape(x.shape)
+    else:
+        d = wrap_dim(dim, x.ndim)
+        vals, inv, counts = np.unique(x, return_inverse=True, return_counts=True, axis=d)
+        inv = inv.reshape(-1)
+    return _unique_result(vals, inv, counts, return_inverse, return_counts)
+
+
+def _unique_result(vals, inv, counts, return_inverse, return_counts):
+    out = [_const(vals)]
+    if return_inverse:
+        out.append(_const(inv.astype(np.int64)))
+    if return_counts:
+        out.append(_const(counts.astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapse runs of equal consecutive elements (or slices along ``dim``)."""
+    x = input._data
+    if dim is None:
+        flat = x.reshape(-1)
+        starts = np.ones(flat.shape[0], bool)
+        starts[1:] = flat[1:] != flat[:-1]
+        vals = flat[starts]
+        inv = (np.cumsum(starts) - 1).reshape(x.shape)
+    else:
+        d = wrap_dim(dim, x.ndim)
+        xm = np.moveaxis(x, d, 0).reshape(x.shape[d], int(np.prod(x.shape)) // max(
+            x.shape[d], 1))
+        starts = np.ones(xm.shape[0], bool)
+        starts[1:] = np.any(xm[1:] != xm[:-1], axis=1)
+        vals = np.compress(starts, x, axis=d)
+        inv = np.cumsum(starts) - 1
+    counts = np.diff(np.append(np.nonzero(starts)[0], starts.shape[0]))
+    return _unique_result(vals, inv, counts, return_inverse, return_counts)
+
+
+# ---- searchsorted and bucketize --------------------------------------------------------------
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+                 sorter=None, out=None):
+    """Indices where ``input`` values would be inserted into the innermost dimension of
+    ``sorted_sequence`` to keep it sorted (``right``/``side`` choose the tie side)."""
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but "
+                               f"got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites,"
+                               " got side of left while right was True")
+        right = side == "right"
+    seq = sorted_sequence._data
+    if sorter is not None:
+        seq = np.take_along_axis(seq, sorter._data, -1)
+    scalar = not isinstance(input, Tensor)
+    vals = np.asarray(input) if scalar else input._data
+    res = _searchsorted_arrays(seq, vals, "right" if right else "left")
+    return _const(res.astype(np.int32 if out_int32 else np.int64))
+
+
+def _searchsorted_arrays(seq, vals, side):
+    if seq.ndim <= 1:
+        return np.searchsorted(seq, vals, side=side)
+    if vals.shape[:-1] != seq.shape[:-1]:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or "
+                           "the first N-1 dimensions of boundaries tensor and input value "
+                           "tensor must match")
+    rows = int(np.prod(seq.shape[:-1]))
+    flat_seq = seq.reshape(rows, seq.shape[-1])
+    flat_vals = vals.reshape(rows, vals.shape[-1])
+    if rows == 0:
+        return np.zeros(vals.shape, np.int64)
+    res = np.stack([np.searchsorted(s, v, side=side) for s, v in zip(flat_seq, flat_vals)])
+    return res.reshape(vals.shape)
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    """The bucket index of each ``input`` value given 1-d sorted ``boundaries``."""
+    if boundaries.ndim != 1:
+        raise RuntimeError("boundaries tensor must be 1 dimension, but got dim("
+                           f"{boundaries.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+METHODS = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode",
+           "quantile", "nanquantile", "unique", "unique_consecutive"]

@@ -1,0 +1,87 @@
+"""``RMSprop``: divide the gradient by a running RMS (optionally centered, with momentum).
+
+>>> import numtorch as torch
+>>> RMSprop([torch.nn.Parameter(torch.ones(1))])
+RMSprop (
+Parameter Group 0
+    alpha: 0.99
+    capturable: False
+    centered: False
+    differentiable: False
+    eps: 1e-08
+    foreach: None
+    lr: 0.01
+    maximize: False
+    momentum: 0
+    weight_decay: 0
+)
+"""
+import numpy as np
+
+from .. import _creation
+from . import _kernels as K
+from .adam import _advance
+from .optimizer import Optimizer, check_lr, check_nonneg, step_counter, to_scalar
+from .sgd import _closure_loss, grad_array
+
+__all__ = ["RMSprop"]
+
+
+class RMSprop(Optimizer):
+    """v = alpha v + (1 - alpha) g^2;  p -= lr * g / (sqrt(v [- mean(g)^2]) + eps)."""
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
+                 centered=False, capturable=False, foreach=None, maximize=False,
+                 differentiable=False):
+        check_lr(lr)
+        check_nonneg(eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+                        weight_decay=weight_decay, capturable=capturable, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _state_for(self, p, group):
+        state = self.state[p]
+        if len(state) == 0:
+            state["step"] = step_counter()
+            state["square_avg"] = _creation.zeros_like(p)
+            if group["momentum"] > 0:
+                state["momentum_buffer"] = _creation.zeros_like(p)
+            if group["centered"]:
+                state["grad_avg"] = _creation.zeros_like(p)
+        return state
+
+    def step(self, closure=None):
+        """One RMSprop update of every parameter that has a gradient."""
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    if p.grad.is_sparse:
+                        raise RuntimeError("RMSprop does not support sparse gradients")
+                    self._update(p, group, self._state_for(p, group))
+        return loss
+
+    def _update(self, p, group, state):
+        lr, alpha, eps = to_scalar(group["lr"]), group["alpha"], group["eps"]
+        grad = grad_array(p, group["maximize"])
+        _advance(state["step"])
+        if group["weight_decay"] != 0:
+            grad = K.add(grad, p._data, group["weight_decay"])
+        sq = state["square_avg"]._data
+        K.addcmul_(K.mul_(sq, alpha), grad, grad, 1 - alpha)
+        if group["centered"]:
+            ga = K.lerp_(state["grad_avg"]._data, grad, 1 - alpha)
+            avg = np.sqrt(K.addcmul_(sq.copy(), ga, ga, -1))
+        else:
+            avg = np.sqrt(sq)
+        avg = avg + avg.dtype.type(eps)
+        if group["momentum"] > 0:
+            buf = state["momentum_buffer"]._data
+            K.addcdiv_(K.mul_(buf, group["momentum"]), grad, avg)
+            K.add_(p._data, buf, -lr)
+        else:
+            K.addcdiv_(p._data, grad, avg, -lr)
+        for t in state.values():
+            K.bump(t)
+        K.bump(p)

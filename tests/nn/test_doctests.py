@@ -1,0 +1,38 @@
+"""The ``>>>`` examples in the nn, optim and utils.data docstrings run and print what they
+show."""
+import doctest
+import importlib
+
+import numpy as np
+import pytest
+
+import numtorch
+
+MODULES = [
+    "numtorch.nn.init", "numtorch.nn.functional", "numtorch.ops.activation",
+    "numtorch.ops.loss", "numtorch.ops.conv", "numtorch.ops.pooling",
+    "numtorch.ops.normalization", "numtorch.nn.modules.activation",
+    "numtorch.nn.modules.batchnorm", "numtorch.nn.modules.container",
+    "numtorch.nn.modules.conv", "numtorch.nn.modules.dropout", "numtorch.nn.modules.flatten",
+    "numtorch.nn.modules.instancenorm", "numtorch.nn.modules.linear",
+    "numtorch.nn.modules.loss", "numtorch.nn.modules.misc",
+    "numtorch.nn.modules.normalization", "numtorch.nn.modules.padding",
+    "numtorch.nn.modules.pooling", "numtorch.nn.modules.rnn", "numtorch.nn.modules.sparse", "numtorch.nn.modules.utils",
+    "numtorch.nn.modules.hooks_backward", "numtorch.optim.optimizer", "numtorch.optim.sgd",
+    "numtorch.optim.adam", "numtorch.optim.adamw", "numtorch.optim.rmsprop",
+    "numtorch.optim.adagrad", "numtorch.optim.adadelta", "numtorch.optim.adamax",
+    "numtorch.optim.nadam", "numtorch.optim.radam", "numtorch.optim.lr_scheduler",
+    "numtorch.optim._kernels", "numtorch.utils.data.dataset", "numtorch.utils.data.sampler",
+    "numtorch.utils.data._collate", "numtorch.utils.data.dataloader",
+    "numtorch.utils.data._worker", "numtorch.optim.lbfgs", "numtorch.nn.utils",
+    "numtorch.nn.utils.clip_grad", "numtorch.nn.utils.convert_parameters",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_doctests(name):
+    module = importlib.import_module(name)
+    numtorch.manual_seed(0)
+    result = doctest.testmod(module, extraglobs={"torch": numtorch, "np": np},
+                             optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0, name
