@@ -4,6 +4,11 @@ Timing protocol: every engine's runner is prepared (untimed: building leaves, a 
 for backward-only workloads), then timed once, engines interleaved round by round so drift
 of a noisy machine hits them alike; the first ``warmup`` rounds are dropped and the median of
 the rest is reported.
+
+Clocks: single-threaded workloads (W1, W2, W4: tiny tensors, where PyTorch runs forward and
+backward on the calling thread too) are timed in CPU time of the calling thread
+(``time.thread_time``), which a loaded machine does not inflate; workloads where BLAS or
+PyTorch may use worker threads are timed in wall-clock time (``time.perf_counter``).
 """
 import gc
 import os
@@ -18,8 +23,12 @@ ENGINES = ("numtorch", "torch", "numpy")
 LABELS = {"numtorch": "numtorch", "torch": "PyTorch", "numpy": "NumPy"}
 
 
-def time_interleaved(runners, repeats, warmup=1):
-    """Median seconds of one timed call per engine.
+CPU = time.thread_time      # single-threaded work: immune to other processes' load
+WALL = time.perf_counter    # work that may use worker threads (BLAS, PyTorch's intra-op pool)
+
+
+def time_interleaved(runners, repeats, warmup=1, clock=WALL):
+    """Median seconds of one timed call per engine, measured with ``clock``.
 
     ``runners`` maps an engine name to ``prepare() -> run``; ``run()`` is what gets timed
     and returns the gradient(s) the engine computed (kept from the first round for checks).
@@ -27,7 +36,6 @@ def time_interleaved(runners, repeats, warmup=1):
     """
     times = {name: [] for name in runners}
     grads = {}
-    clock = time.perf_counter
     for r in range(warmup + repeats):
         for name, prepare in _rotated(runners, r):
             run = prepare()
@@ -120,9 +128,7 @@ def set_threads(n, torch):
         torch.set_num_threads(n)
     try:
         import threadpoolctl
-    except ImportError:
-        print("threadpoolctl is not installed: NumPy's BLAS keeps its default threads "
-              "(set OPENBLAS_NUM_THREADS before starting Python instead)")
+    except ImportError:  # the environment variables set before NumPy loaded did it
         return
     _THREADS.append(threadpoolctl.threadpool_limits(n))
 

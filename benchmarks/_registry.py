@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 REGISTRY = []
 
 # modules that define workloads, in report order
-_MODULES = ("benchmarks.w_autograd", "benchmarks.w_memory", "benchmarks.w_training")
+_MODULES = ("benchmarks.w_autograd", "benchmarks.w_memory", "benchmarks.w_training",
+            "benchmarks.w_func")
 
 
 @dataclass
@@ -19,6 +20,14 @@ class Options:
     quick: bool = False
     torch: object = None          # the torch module, or None when PyTorch is not importable
     only: tuple = ()              # workload ids to run (empty: all)
+    threads: int = None           # --threads: intra-op threads of PyTorch and BLAS
+
+    @property
+    def clock(self):
+        """The clock for work that may use worker threads: CPU time of this thread once
+        everything runs on it (--threads 1), wall-clock time otherwise."""
+        from ._harness import CPU, WALL
+        return CPU if self.threads == 1 else WALL
 
 
 @dataclass

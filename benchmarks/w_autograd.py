@@ -5,15 +5,18 @@ NumPy side is the hand-written forward and backward a user would write without a
 """
 import numpy as np
 
-from ._harness import compare, time_interleaved
+from ._harness import CPU, compare, time_interleaved
 from ._registry import Result, Row, workload
 
-X0 = np.array([-0.5, -0.4, -0.3, -0.2], dtype=np.float32)
-# One cycle of the chain: y*1.0, sin, tanh, exp, y+(-1.0). exp(tanh(sin(y)))-1 ~ y + y^2/2, so
-# from negative starts y creeps to 0 and the gradient decays only polynomially: after 100,000
-# ops it is still ~1e-8, a real number to compare (no underflow, no overflow, no chaos).
+X0 = np.array([-1.9, -1.8, -1.6, -1.5], dtype=np.float32)
+# One cycle of the chain: y*1.66, sin, tanh, exp, y+(-2.4). The map y -> exp(tanh(sin(1.66y)))
+# - 2.4 has a stable fixed point y* = -1.68 with derivative -0.998, and X0 starts near it: the
+# values stay O(1) (no cancellation, so NumPy's and PyTorch's float32 rounding do not drift
+# apart) and the gradient shrinks by 0.998 a cycle: 0.005-0.1 after W1's 1,000 ops, ~1e-19
+# after W4's 100,000 (still a normal float32 number to compare), 0 after 1,000,000 in every
+# library.
 CYCLE = 5
-MUL, ADD = 1.0, -1.0
+MUL, ADD = 1.66, -2.4
 
 
 def _chain(tm, y, n):
@@ -98,10 +101,10 @@ def _target(row, limit):
                 "float32 tensor, forward + backward")
 def w1(opts):
     n = 1000
-    repeats, warmup = (1, 0) if opts.quick else (15, 3)
+    repeats, warmup = (1, 0) if opts.quick else (31, 3)
     med, grads = time_interleaved(
         _runners(opts, lambda tm: _tensor_runner(tm, n), lambda: _numpy_runner(n)),
-        repeats, warmup)
+        repeats, warmup, CPU)
     per = {k: v / n * 1e6 for k, v in med.items()}
     row = Row("forward + backward, per op", "µs", per["numtorch"], per.get("torch"),
               per["numpy"], target="≤ 0.8× PyTorch")
@@ -159,9 +162,10 @@ def _mbt_numpy(n):
                 "(save_for_backward, input * 2; backward grad * 2), forward + backward")
 def w2(opts):
     n = 1000
-    repeats, warmup = (1, 0) if opts.quick else (15, 3)
+    repeats, warmup = (1, 0) if opts.quick else (31, 3)
     med, grads = time_interleaved(
-        _runners(opts, lambda tm: _mbt_runner(tm, n), lambda: _mbt_numpy(n)), repeats, warmup)
+        _runners(opts, lambda tm: _mbt_runner(tm, n), lambda: _mbt_numpy(n)), repeats, warmup,
+        CPU)
     per = {k: v / n * 1e6 for k, v in med.items()}
     row = Row("forward + backward, per call", "µs", per["numtorch"], per.get("torch"),
               per["numpy"], target="≤ 0.3× PyTorch (core issue: ≤ 0.5×)")
@@ -180,12 +184,12 @@ def w4(opts):
         try:
             med, grads = time_interleaved(
                 _runners(opts, lambda tm: _tensor_runner(tm, n, True),
-                         lambda: _numpy_runner(n, True)), repeats, warmup)
+                         lambda: _numpy_runner(n, True)), repeats, warmup, CPU)
         except RecursionError as e:
             result.checks.append((f"W4 {n:,} ops: no recursion error", False, str(e)))
             return result
         result.checks.append((f"W4 {n:,} ops: no recursion error", True, "none raised"))
-        result.checks += compare(f"W4 {n:,} ops", grads, rtol=1e-3, atol=1e-12)
+        result.checks += compare(f"W4 {n:,} ops", grads, rtol=1e-2, atol=0)
         secs[n] = med
         row = Row(f"backward, {n:,} ops", "s", med["numtorch"], med.get("torch"),
                   med["numpy"], target="" if big else "≤ 1.0× PyTorch")

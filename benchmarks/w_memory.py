@@ -9,7 +9,6 @@ a collection. A direct check follows: after a step, weak references to the step'
 its node must be dead as soon as the last strong reference goes, with no collection.
 """
 import gc
-import time
 import weakref
 
 import numpy as np
@@ -71,14 +70,14 @@ def _trainer(tm):
     return step
 
 
-def _measure(tm, steps, marks):
+def _measure(tm, steps, marks, clock):
     """Run ``steps`` steps; RSS at each of ``marks`` and objects collected per step."""
     step = _trainer(tm)
     rss, collected = {}, 0
     enabled = gc.isenabled()
     gc.collect()
     gc.disable()
-    t0 = time.perf_counter()
+    t0 = clock()
     try:
         for i in range(1, steps + 1):
             step()
@@ -89,7 +88,7 @@ def _measure(tm, steps, marks):
     finally:
         if enabled:
             gc.enable()
-    return rss, collected / steps, (time.perf_counter() - t0) / steps * 1e6
+    return rss, collected / steps, (clock() - t0) / steps * 1e6
 
 
 def _no_cycle_check(tm):
@@ -117,9 +116,9 @@ def w9(opts):
     steps, marks = (300, (100, 300)) if opts.quick else (10_000, (1_000, 10_000))
     first, last = marks
     result = Result()
-    res = {"numtorch": _measure(numtorch, steps, marks)}
+    res = {"numtorch": _measure(numtorch, steps, marks, opts.clock)}
     if opts.torch is not None:
-        res["torch"] = _measure(opts.torch, steps, marks)
+        res["torch"] = _measure(opts.torch, steps, marks, opts.clock)
     growth = {k: (r[0][last] - r[0][first]) / 2**20 for k, r in res.items()}
     per_step = {k: r[2] for k, r in res.items()}
     cycles = {k: r[1] for k, r in res.items()}

@@ -64,7 +64,7 @@ def _runners(opts, build, x, y, numpy_prepare):
 
 def _step_result(opts, name, runners, target_torch, target_numpy=None):
     repeats, warmup = (1, 0) if opts.quick else (15, 3)
-    med, grads = time_interleaved(runners, repeats, warmup)
+    med, grads = time_interleaved(runners, repeats, warmup, opts.clock)
     ms = {k: v * 1e3 for k, v in med.items()}
     target = f"≤ {target_torch}× PyTorch" + (f", ≤ {target_numpy}× NumPy" if target_numpy else "")
     row = Row("one training step", "ms", ms["numtorch"], ms.get("torch"), ms.get("numpy"),

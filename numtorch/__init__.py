@@ -57,8 +57,9 @@ def _export(module):
 
 
 from .ops import sorting as _SO, misc as _MI, special_ops as _SP, complex_ops as _CX  # noqa
+from .ops import scatter_ops as _SC, spectral as _SF, linalg_extra as _LX  # noqa: E402
 
-for _m in (_E, _R, _S, _I, _L, _SO, _MI, _SP, _CX):
+for _m in (_E, _R, _S, _I, _L, _SO, _MI, _SP, _CX, _SC, _SF, _LX):
     _export(_m)
 del _m
 

@@ -85,9 +85,23 @@ def run_script(path, args):
         while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != \
                 os.path.abspath(path):
             tb = tb.tb_next
-        traceback.print_exception(type(e), e, tb or e.__traceback__)
+        report = traceback.TracebackException(type(e), e, tb or e.__traceback__)
+        _drop_own_frames(report)
+        print("".join(report.format()), end="", file=sys.stderr)
         return 1
     return 0
+
+
+def _drop_own_frames(report):
+    """Remove this module's frames (the torch import hook) from a traceback and its causes,
+    as Python hides its own import machinery."""
+    me = os.path.abspath(__file__)
+    seen = set()
+    while report is not None and id(report) not in seen:
+        seen.add(id(report))
+        report.stack = traceback.StackSummary.from_list(
+            [f for f in report.stack if os.path.abspath(f.filename) != me])
+        report = report.__cause__ or report.__context__
 
 
 def main(argv=None):

@@ -26,6 +26,24 @@ def install(namespace):
                 raise NotProvidedError(f"numtorch does not provide torch.{name} (yet)") from None
         if name.startswith("__"):
             raise AttributeError(name)
-        raise NotProvidedError(f"numtorch does not provide torch.{name} (yet)")
+        raise NotProvidedError(f"numtorch does not provide torch.{name} (yet)"
+                               + _nearest(name, namespace, "torch."))
 
     namespace["__getattr__"] = __getattr__
+
+
+def _nearest(name, names, prefix):
+    """'; the nearest supported: torch.x' for the public name most like ``name``, or ''."""
+    import difflib
+    public = [n for n in names if not n.startswith("_")]
+    close = difflib.get_close_matches(name, public, n=1, cutoff=0.6)
+    return f"; the nearest supported: {prefix}{close[0]}" if close else ""
+
+
+def tensor_getattr(self, name):
+    """``Tensor.__getattr__``: a missing public method is a NotProvidedError (an AttributeError
+    and a NotImplementedError) naming the nearest method numtorch has."""
+    if name.startswith("_"):
+        raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+    raise NotProvidedError(f"numtorch does not provide Tensor.{name} (yet)"
+                           + _nearest(name, dir(type(self)), "Tensor."))

@@ -16,7 +16,7 @@ import numpy as np
 from . import _dtype as D
 from ._size import Size
 from .autograd.grad_mode import STATE
-from .autograd.graph import AccumulateGrad
+from .autograd.graph import AccumulateGrad, MUTATION_HOOKS
 
 __all__ = ["Tensor"]
 
@@ -415,6 +415,9 @@ class Tensor:
 
     def _check_inplace(self):
         """PyTorch's errors for an in-place change of a leaf that requires grad (or its view)."""
+        if MUTATION_HOOKS:  # allow_mutation_on_saved_tensors: clone saved values first
+            for hook in MUTATION_HOOKS:
+                hook(self)
         if not STATE.enabled:
             return
         if self._grad_fn is None and self._rg:

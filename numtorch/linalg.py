@@ -175,14 +175,15 @@ class Cholesky(BuiltinFunction):
                                "because the input is not positive-definite (the leading minor "
                                "of order 1 is not positive-definite).") from None
         ctx.upper = upper
-        ctx.save_for_backward(L)
-        return np.swapaxes(L, -1, -2).copy() if upper else L
+        out = np.swapaxes(L, -1, -2).copy() if upper else L
+        ctx.save_for_backward(out)  # the output itself, so the backward differentiates again
+        return out
 
     @staticmethod
     def backward(ctx, g):
         (L,) = ctx.saved_tensors
         if ctx.upper:
-            g = g.mT
+            L, g = L.mT, g.mT
         phi = (L.mT @ g).tril()
         phi = phi - 0.5 * phi.diagonal(0, -2, -1).diag_embed()
         Linv = inv(L)
@@ -247,10 +248,11 @@ class Svd(BuiltinFunction):
     @staticmethod
     def backward(ctx, gU, gS, gVh):
         A, U, S, Vh = ctx.saved_tensors
-        if ctx.full and (gU is not None or gVh is not None):
-            raise NotImplementedError("numtorch: the gradient of linalg.svd with "
-                                      "full_matrices=True is not supported; use "
-                                      "full_matrices=False")
+        if ctx.full:  # as PyTorch: the extra (arbitrary) singular vectors get no gradient
+            k = S.shape[-1]
+            U, Vh = U[..., :, :k], Vh[..., :k, :]
+            gU = None if gU is None else gU[..., :, :k]
+            gVh = None if gVh is None else gVh[..., :k, :]
         return _svd_grad(A, U, S, Vh, gU, gS, gVh), None
 
 
@@ -295,46 +297,39 @@ def svdvals(A, *, driver=None, out=None):
 
 
 def qr(A, mode="reduced", *, out=None):
-    """QR decomposition (no gradient in numtorch yet: backward raises)."""
-    Q, R = np.linalg.qr(A._data, mode="complete" if mode == "complete" else "reduced")
-    q, r = _make(Q, None, False), _make(R, None, False)
-    if A.requires_grad:
-        from .autograd.graph import DelayedError
-        err = DelayedError("numtorch does not implement the gradient of linalg.qr yet",
-                           (A._edge(),))
-        for i, t in enumerate((q, r)):
-            t._grad_fn, t._rg, t._output_nr = err, True, i
-        err._n_outputs = 2
-    return return_types.linalg_qr(q, r)
+    """QR decomposition (with its gradient: see ops/linalg_extra.py)."""
+    from .ops.linalg_extra import _qr
+    return _qr(A, mode)
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
-    """Moore–Penrose pseudo-inverse via the SVD (differentiable)."""
-    U, S, Vh = svd(A, full_matrices=False)
-    tol = rtol if rtol is not None else max(A.shape[-2:]) * np.finfo(A._data.dtype).eps
-    cutoff = S.amax(-1, keepdim=True).detach() * tol
-    if atol is not None:
-        cutoff = cutoff.clamp(min=atol)
-    from .ops.elementwise import where
-    Sinv = where(S > cutoff, 1 / S, 0.0)
-    return (Vh.mT * Sinv.unsqueeze(-2)) @ U.mT
+    """Moore–Penrose pseudo-inverse (with PyTorch's derivative: see ops/linalg_extra.py)."""
+    from .ops.linalg_extra import _pinv
+    return _pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
 
 
 def lstsq(A, B, rcond=None, *, driver=None):
     """Least-squares solution of ``A X = B`` (via the pseudo-inverse)."""
+    driver = driver or "gelsy"
     vector = B.ndim == A.ndim - 1
     X = pinv(A) @ (B.unsqueeze(-1) if vector else B)
     X = X.squeeze(-1) if vector else X
     empty = _make(np.zeros((0,), A._data.dtype), None, False)
-    rank = _make(np.asarray(np.linalg.matrix_rank(A._data)).astype(np.int64), None, False)
-    return return_types.linalg_lstsq(X, empty, rank, svdvals(A).detach())
+    m, n = A.shape[-2:]
+    residuals = A.reshape(-1)[:0] * 0  # empty, but in the graph as in PyTorch
+    if m > n and driver != "gelsy" and bool(np.all(matrix_rank(A)._data == n)):
+        diff = A @ (X.unsqueeze(-1) if vector else X) - (B.unsqueeze(-1) if vector else B)
+        residuals = (diff * diff).sum(-2).squeeze(-1) if vector else (diff * diff).sum(-2)
+    rank = matrix_rank(A) if driver != "gels" else _make(np.zeros((0,), np.int64), None, False)
+    svals = svdvals(A).detach() if driver in ("gelsd", "gelss") else empty
+    return return_types.linalg_lstsq(X, residuals, rank, svals)
 
 
 def matrix_power(A, n):
     """``A`` multiplied by itself ``n`` times (negative ``n`` uses the inverse)."""
     _square(A, "matrix_power")
-    if n == 0:
-        return _eye_like(A).expand(A.shape).clone()
+    if n == 0:  # in the graph (a zero gradient), as in PyTorch
+        return A * 0 + _eye_like(A)
     base = inv(A) if n < 0 else A
     result = None
     for _ in range(abs(n)):
@@ -395,8 +390,28 @@ def multi_dot(tensors):
     return result
 
 
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
-    return _make(np.asarray(np.linalg.matrix_rank(A._data)).astype(np.int64), None, False)
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
+    """The number of singular values above max(atol, rtol * largest); ``rtol`` defaults to
+    eps * max(m, n) unless only ``atol`` is given."""
+    a = A._data
+    if hermitian:
+        s = np.abs(np.linalg.eigvalsh(a))
+    else:
+        s = np.linalg.svd(a, compute_uv=False) if a.size else np.zeros(a.shape[:-2] + (0,))
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    at = 0.0 if atol is None else (atol._data if hasattr(atol, "_data") else atol)
+    if rtol is None:
+        rtol = 0.0 if atol is not None and not _is_zero(at) else \
+            np.finfo(a.dtype).eps * max(a.shape[-2:])
+    rt = rtol._data if hasattr(rtol, "_data") else rtol
+    smax = s.max(-1) if s.shape[-1] else np.zeros(s.shape[:-1])
+    limit = np.maximum(np.asarray(at), np.asarray(rt) * smax)
+    return _make(np.asarray((s > limit[..., None]).sum(-1)).astype(np.int64), None, False)
+
+
+def _is_zero(v):
+    return bool(np.all(np.asarray(v) == 0))
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
@@ -425,3 +440,31 @@ def eig(A, *, out=None):
 
 def eigvals(A):
     return eig(A)[0]
+
+
+def matrix_exp(A):
+    """The matrix exponential (see ``torch.matrix_exp``)."""
+    from .ops.misc import matrix_exp as _matrix_exp
+    return _matrix_exp(A)
+
+
+def vander(x, *, N=None):
+    """The Vandermonde matrix with increasing powers along the last dim (batched ``x``)."""
+    from .ops.misc import _powers
+    from .ops.shape import stack
+    if x.ndim == 0:
+        x = x.reshape(1)
+    n = x.shape[-1] if N is None else N
+    if N is not None and n < 1:
+        raise RuntimeError("N must be greater than 1.")
+    if x._data.dtype.kind in "iub":
+        x = x.long()
+    return stack(_powers(x, n), -1)
+
+
+# LU, Householder QR, solve_ex, cond, tensorinv, tensorsolve live in ops/linalg_extra.py
+from .ops.linalg_extra import (_lu as lu, _lu_factor as lu_factor,  # noqa: E402,F401
+                               _lu_factor_ex as lu_factor_ex, _lu_solve as lu_solve,
+                               _householder_product as householder_product,
+                               _solve_ex as solve_ex, _cond as cond, _tensorinv as tensorinv,
+                               _tensorsolve as tensorsolve)

@@ -48,7 +48,8 @@ def log_softmax(input, dim, *, dtype=None):
 
 def _unary(cls, name):
     def fn(input, *, out=None):
-        return _E._out(out, cls.apply(input))
+        # PyTorch gives no derivative for some (Bessel, Airy): their result is outside the graph
+        return _E._out(out, cls.apply(input if cls.differentiable else input.detach()))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``torch.special.{name}`` of ``input`` (SciPy)."
     return fn

@@ -18,4 +18,6 @@ def __getattr__(name):
         return getattr(importlib.import_module(f"{__name__}.gradcheck"), name)
     if name in ("detect_anomaly", "set_detect_anomaly"):
         return getattr(importlib.import_module(f"{__name__}.anomaly_mode"), name)
+    if name == "_is_checkpoint_valid":  # what torch.utils.checkpoint asks
+        return graph._is_checkpoint_valid
     raise AttributeError(f"module 'torch.autograd' has no attribute '{name}'")

@@ -1,5 +1,6 @@
 """``autograd.backward`` and ``autograd.grad``: argument checking around the engine."""
 from .engine import run_backward
+from .graph import GradientEdge
 
 Tensor = None  # bound by numtorch._tensor after the class exists (import cycle)
 
@@ -9,9 +10,17 @@ __all__ = ["backward", "grad", "Variable"]
 def _as_tuple(x):
     if x is None:
         return ()
-    if isinstance(x, Tensor):
+    if isinstance(x, (Tensor, GradientEdge)):  # a GradientEdge is a tuple: one item
         return (x,)
     return tuple(x)
+
+
+def _out_meta(out):
+    """(shape, dtype, requires grad) of an output: a Tensor or a GradientEdge."""
+    if type(out) is GradientEdge:
+        meta = out.node._input_metadata[out.output_nr]
+        return meta.shape, meta.dtype, True
+    return out._data.shape, out.dtype, out._rg
 
 
 def _grads_arg(grads, n):
@@ -25,23 +34,25 @@ def _root_grads(outputs, grad_outputs, create_graph):
     from .. import _creation
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        shape, dtype, rg = _out_meta(out)
         if isinstance(g, Tensor):
-            if g._data.shape != out._data.shape:
+            if g._data.shape != shape:
+                from .._size import Size
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
-                                   f"{g.shape} and output[{i}] has a shape of {out.shape}.")
-            if out.dtype.is_complex != g.dtype.is_complex:
+                                   f"{g.shape} and output[{i}] has a shape of {Size(shape)}.")
+            if dtype.is_complex != g.dtype.is_complex:
                 raise RuntimeError(
                     "For complex Tensors, both grad_output and output are required to have "
                     f"the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
-                    f"{g.dtype} and output[{i}] has a dtype of {out.dtype}.")
+                    f"{g.dtype} and output[{i}] has a dtype of {dtype}.")
         elif g is None:
-            if out._rg:
-                if out._data.size != 1:
+            if rg:
+                if any(n != 1 for n in shape):
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if not out.dtype.is_floating_point:
+                if not dtype.is_floating_point:
                     raise RuntimeError("grad can be implicitly created only for real scalar "
-                                       f"outputs but got {out.dtype}")
-                g = _creation.ones_like(out)
+                                       f"outputs but got {dtype}")
+                g = _creation.ones(shape, dtype=dtype)
         else:
             raise TypeError("gradients can be either Tensors or None, but got "
                             f"{type(g).__name__}")
@@ -64,6 +75,9 @@ _warned = []  # PyTorch warns about the cycle once per process
 def _roots(outputs):
     roots = []
     for i, out in enumerate(outputs):
+        if type(out) is GradientEdge:
+            roots.append((out.node, out.output_nr))
+            continue
         if not out._rg:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not "
                                "have a grad_fn")
@@ -102,11 +116,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if inputs is not None:
         for t, g in zip(inputs, captured):
             # a non-leaf input gets its gradient in .grad (unless retain_grad already did)
-            if t._grad_fn is not None and g is not None and not t._retains():
+            if type(t) is not GradientEdge and t._grad_fn is not None and g is not None and \
+                    not t._retains():
                 t._grad = g if t._grad is None else t._grad + g
 
 
 def _input_edge(t, i):
+    if type(t) is GradientEdge:
+        return (t.node, t.output_nr)
     if not isinstance(t, Tensor):
         raise TypeError(f"inputs must be Tensors, got {type(t).__name__}")
     if not t._rg:
@@ -146,6 +163,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     result = []
     for i, (t, g) in enumerate(zip(inputs_t, captured)):
         if g is None:
+            if materialize_grads and type(t) is GradientEdge:
+                raise RuntimeError("materialize_grads cannot be used when the given input is "
+                                   "a GradientEdge")
             if materialize_grads:
                 from .. import _creation
                 g = _creation.zeros_like(t, requires_grad=create_graph)
@@ -153,7 +173,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
                                    "been used in the graph. Set allow_unused=True if this is "
                                    "the desired behavior.")
-        elif g.dtype is not t.dtype:
+        elif type(t) is not GradientEdge and g.dtype is not t.dtype:
             g = g.to(t.dtype)
         result.append(g)
     if type(inputs) is dict:

@@ -142,14 +142,16 @@ def custom(cls, args, kwargs):
             "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
             "jacrev, ...), it must override the setup_context staticmethod. For more details, "
             "please see https://pytorch.org/docs/main/notes/extending.func.html")
-    if S.fw_levels:
-        lvl = top_tangent_level(args)
-        if lvl is not None:
-            from . import _tangents
-            return _tangents.apply_custom(cls, args, kwargs, lvl)
+    # batching first here: the Function's node must be recorded on the physical tensors, and
+    # the batched path then computes the tangents itself (with the user's jvp)
     if S.vmap_levels:
         from ..func import _batching
         lvl = _batching.top_level(args)
         if lvl is not None:
             return _batching.apply_custom(cls, args, kwargs, lvl)
+    if S.fw_levels:
+        lvl = top_tangent_level(args)
+        if lvl is not None:
+            from . import _tangents
+            return _tangents.apply_custom(cls, args, kwargs, lvl)
     return NotImplemented

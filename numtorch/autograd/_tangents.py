@@ -187,12 +187,12 @@ _RULES = {}
 
 
 def _rule(cls):
+    """The rule of ``cls`` or of its nearest registered base class (else double-vjp)."""
     r = _RULES.get(cls)
     if r is None:
         _install_rules()
-        r = _RULES.get(cls)
-        if r is None:
-            r = _RULES[cls] = _double_vjp
+        r = next((_RULES[k] for k in cls.__mro__ if k in _RULES), _double_vjp)
+        _RULES[cls] = r
     return r
 
 
@@ -365,20 +365,24 @@ def _clamp(args, out, ts):
 
 
 def _clamp_tensor(args, out, ts):
+    """out = min(max(x, lo), hi): the tangent of whichever of x, lo, hi is the value."""
+    from ..ops import elementwise as E
     x, lo, hi = args
     tx, tlo, thi = ts
     inside = (x == x)
     terms = []
-    if lo is not None:
-        below = x < lo
-        inside = inside & ~below
-        if tlo is not None:
-            terms.append(tlo * below.to(out.dtype))
+    above = None
     if hi is not None:
-        above = x > hi
+        above = (E.maximum(x, lo) if lo is not None else x) > hi
         inside = inside & ~above
         if thi is not None:
             terms.append(thi * above.to(out.dtype))
+    if lo is not None:
+        below = x < lo
+        below = below if above is None else below & ~above
+        inside = inside & ~below
+        if tlo is not None:
+            terms.append(tlo * below.to(out.dtype))
     if tx is not None:
         terms.append(tx * inside.to(out.dtype))
     return _sum_terms(*terms)

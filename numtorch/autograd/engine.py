@@ -7,31 +7,36 @@ Gradients are freed as soon as a node has consumed them.
 import heapq
 
 from .grad_mode import STATE
-from .graph import AccumulateGrad
+from .function import BackwardCFunction, _check_grads
+from .graph import AccumulateGrad, GraphTask, _tasks, tensor_hook_result, node_hook_result
+
+_function_backward = BackwardCFunction._backward
 
 __all__ = ["run_backward"]
 
 
 def _discover(roots):
-    """Every node reachable from ``roots`` and the number of edges into each (iterative DFS)."""
+    """The number of edges into every node reachable from ``roots`` (iterative DFS)."""
     deps = {}
     stack = [n for n in roots if n is not None]
-    seen = set(stack)
-    order = []
+    seen = set(stack)  # the roots; every other node seen is a key of deps
+    get = deps.get
     while stack:
         node = stack.pop()
-        order.append(node)
         for child, _ in node.next_functions:
             if child is None:
                 continue
-            deps[child] = deps.get(child, 0) + 1
-            if child not in seen:
-                seen.add(child)
-                stack.append(child)
-    return order, deps
+            n = get(child)
+            if n is None:
+                deps[child] = 1
+                if child not in seen:
+                    stack.append(child)
+            else:
+                deps[child] = n + 1
+    return deps
 
 
-def _topo(order, deps, roots):
+def _topo(deps, roots):
     """Nodes in topological order (every node before the nodes it feeds gradients to)."""
     remaining = dict(deps)
     ready = [n for n in dict.fromkeys(roots) if n is not None and remaining.get(n, 0) == 0]
@@ -48,10 +53,10 @@ def _topo(order, deps, roots):
     return out
 
 
-def _needed(order, deps, roots, targets):
+def _needed(deps, roots, targets):
     """Nodes on some path from a root to a target, and the edge counts among just those."""
     needed = set(targets)
-    for node in reversed(_topo(order, deps, roots)):
+    for node in reversed(_topo(deps, roots)):
         if node in needed:
             continue
         for child, _ in node.next_functions:
@@ -73,14 +78,14 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     their gradients are returned instead of accumulated (``autograd.grad``).
     """
     root_nodes = [n for n, _ in roots]
-    order, deps = _discover(root_nodes)
+    deps = _discover(root_nodes)
     captures = {}
     needed = None
     if inputs is not None:
         for idx, (node, nr) in enumerate(inputs):
             if node is not None:
                 captures.setdefault(node, []).append((nr, idx))
-        needed, deps = _needed(order, deps, root_nodes, captures)
+        needed, deps = _needed(deps, root_nodes, captures)
     buffers = {}
     for (node, nr), g in zip(roots, grads):
         if node is not None:
@@ -91,6 +96,8 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
             heap.append((-node._seq, node))
     heapq.heapify(heap)
     captured = [None] * (len(inputs) if inputs is not None else 0)
+    # what hooks may ask about this backward (graph.register_multi_grad_hook, checkpoint)
+    _tasks.append(GraphTask(root_nodes, deps, needed, captures, accumulate))
     prev = STATE.enabled
     STATE.enabled = create_graph
     try:
@@ -98,6 +105,7 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
               create_graph)
     finally:
         STATE.enabled = prev
+        _tasks.pop()
     return captured
 
 
@@ -116,22 +124,29 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
         grads = pop(node, None)
         if grads is None:
             grads = [None] * _n_out(node)
-        if node._tensor_hooks or node._retain or node._pre_hooks or \
-                type(node) is AccumulateGrad:
-            grads = _pre_hooks(node, grads)
         if captures and node in captures:
-            for nr, idx in captures[node]:
-                captured[idx] = grads[nr]
-            if not _runs(node, needed, accumulate):
+            grads = _capture(node, grads, captures[node], captured, needed, accumulate)
+            if grads is None:  # captured, not run
                 node = heappop(heap)[1] if heap else None
                 continue
-        for g in grads:
-            if g is not None:
-                outs = node._backward(grads, create_graph)
-                break
+        elif node._tensor_hooks or node._retain or node._pre_hooks or \
+                type(node) is AccumulateGrad:
+            grads = _pre_hooks(node, grads)
+        g = grads[0] if len(grads) == 1 else None
+        if g is not None and type(node)._backward is _function_backward and \
+                node.metadata_ is None and not node._forward_cls.boxed_grads_call:
+            # NOTE: BackwardCFunction._backward inlined for one output with a gradient
+            # (nothing to materialise): the common case. A node with metadata may carry an
+            # instance-level _backward (anomaly mode wraps it so), which must run instead.
+            outs = _check_grads(node, node._forward_cls._backward_fn(node, g))
         else:
-            outs = node._backward(grads, create_graph) if type(node) is AccumulateGrad \
-                else [None] * len(node.next_functions)
+            for g in grads:
+                if g is not None:
+                    outs = node._backward(grads, create_graph)
+                    break
+            else:
+                outs = node._backward(grads, create_graph) if type(node) is AccumulateGrad \
+                    else [None] * len(node.next_functions)
         if node._post_hooks:
             outs = _post_hooks(node, outs, grads)
         if not retain_graph:
@@ -143,9 +158,15 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
             if g is not None:
                 buf = get(child)
                 if buf is None:
-                    buf = buffers[child] = [None] * _n_out(child)
-                old = buf[nr]
-                buf[nr] = g if old is None else old + g
+                    meta = child._out_meta
+                    if meta is not None and len(meta) == 1:  # one output: nr is 0
+                        buffers[child] = [g]
+                    else:
+                        buf = buffers[child] = [None] * _n_out(child)
+                        buf[nr] = g
+                else:
+                    old = buf[nr]
+                    buf[nr] = g if old is None else old + g
             left = deps[child] - 1
             deps[child] = left
             if left == 0:
@@ -181,40 +202,58 @@ def _add(buffers, node, nr, g):
     buf[nr] = g if old is None else old + g
 
 
+def _capture(node, grads, targets, captured, needed, accumulate):
+    """Record a capture target's gradients; return those to run it with, or None when it
+    only is captured. As in PyTorch, ``autograd.grad`` captures a node that also runs before
+    its hooks, any other target after its tensor hooks (not its node pre-hooks)."""
+    runs = _runs(node, needed, accumulate)
+    if runs and not accumulate:
+        for nr, idx in targets:
+            captured[idx] = grads[nr]
+        return _pre_hooks(node, grads)
+    grads = _tensor_pre_hooks(node, grads)
+    for nr, idx in targets:
+        captured[idx] = grads[nr]
+    return _node_pre_hooks(node, grads) if runs else None
+
+
 def _pre_hooks(node, grads):
     """Tensor hooks, retain_grad, then node pre-hooks: each may replace the gradients."""
+    return _node_pre_hooks(node, _tensor_pre_hooks(node, grads))
+
+
+def _tensor_pre_hooks(node, grads):
+    # NOTE: tensor hooks run for a missing gradient too (with None), as in PyTorch
     if type(node) is AccumulateGrad:
         hooks = node.variable._hooks
-        if hooks and grads[0] is not None:
+        if hooks:
             grads[0] = _run_tensor_hooks(hooks, grads[0])
     elif node._tensor_hooks:
         for nr, hooks in node._tensor_hooks.items():
-            if grads[nr] is not None:
+            if hooks:
                 grads[nr] = _run_tensor_hooks(hooks, grads[nr])
     if node._retain:
         for nr, ref in node._retain.items():
             t = ref()
             if t is not None and grads[nr] is not None:
                 t._retain_grad_update(grads[nr])
+    return grads
+
+
+def _node_pre_hooks(node, grads):
     if node._pre_hooks:
         for hook in list(node._pre_hooks.values()):
-            res = hook(tuple(grads))
-            if res is not None:
-                grads = list(res)
+            grads = node_hook_result(hook, grads, hook(tuple(grads)))
     return grads
 
 
 def _run_tensor_hooks(hooks, g):
     for hook in list(hooks.values()):
-        res = hook(g)
-        if res is not None:
-            g = res
+        g = tensor_hook_result(hook, g, hook(g))
     return g
 
 
 def _post_hooks(node, outs, grads):
     for hook in list(node._post_hooks.values()):
-        res = hook(tuple(outs), tuple(grads))
-        if res is not None:
-            outs = list(res)
+        outs = node_hook_result(hook, outs, hook(tuple(outs), tuple(grads)))
     return outs

@@ -45,8 +45,10 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors):
         """Save tensors (or None) for ``backward``; read them back with ``ctx.saved_tensors``."""
-        for i, t in enumerate(tensors):
-            if t is not None and not isinstance(t, (Tensor, np.ndarray)):
+        for t in tensors:
+            if t is not None and type(t) is not Tensor and \
+                    not isinstance(t, (Tensor, np.ndarray)):
+                i = [x is t for x in tensors].index(True)
                 raise TypeError("save_for_backward can only save variables, but argument "
                                 f"{i} is of type {type(t).__name__}")
         self.to_save = tensors
@@ -78,8 +80,11 @@ class FunctionCtx:
                 "saved_tensors can only be accessed once when clear_saved_tensors_on_access="
                 "True is set on the autograd.Function. Either access saved_tensors only once, "
                 "or set clear_saved_tensors_on_access=False.")
-        if len(saved) == 1:
+        n = len(saved)
+        if n == 1:
             out = (unpack_saved(saved[0], self),)
+        elif n == 0:
+            out = ()
         else:
             out = tuple([unpack_saved(e, self) for e in saved])
         if self._forward_cls.clear_saved_tensors_on_access:
@@ -119,6 +124,7 @@ class BackwardCFunction(FunctionCtx, Node):
         if self._materialize:
             for g in grads:
                 if g is None:
+                    grads = list(grads)  # post hooks see the engine's list: None stays None
                     _materialize(grads, self._out_meta)
                     break
         if cls.boxed_grads_call:
@@ -150,6 +156,8 @@ def _check_grads(node, result):
             d = result._data
             if meta is not None and d.shape == meta[0] and d.dtype is meta[1].np:
                 return [result]
+    elif type(result) is tuple and _all_fine(node, result):
+        return result
     if type(result) is not tuple:  # a list too is one (invalid) value, as in PyTorch
         result = (result,)
     in_meta = node._in_meta
@@ -192,6 +200,29 @@ def _check_grads(node, result):
     if None in in_meta:  # only tensor inputs have an edge (next_functions), as in PyTorch
         out = [g for g, m in zip(out, in_meta) if m is not None]
     return out
+
+
+def _all_fine(node, result):
+    """Fast check for a tuple of gradients: one per input, each None or a Tensor that its
+    input needs and that already has that input's shape and dtype (nothing to fix)."""
+    in_meta = node._in_meta
+    n = len(in_meta)
+    if len(result) != n:
+        return False
+    needs = node.needs_input_grad
+    for i in range(n):
+        g = result[i]
+        meta = in_meta[i]
+        if meta is None:
+            return False  # the general path drops the entries of non-tensor inputs
+        if g is None:
+            continue
+        if type(g) is not Tensor or not needs[i]:
+            return False
+        d = g._data
+        if d.shape != meta[0] or d.dtype is not meta[1].np:
+            return False
+    return True
 
 
 def _reduce_grad(node, i, g, shape):
@@ -326,6 +357,8 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
         """Run the Function on ``args``, recording it for backward when an input needs grad."""
         if cls._setup_ctx:
             args, kwargs = _bind_args(cls, args, kwargs)
+        elif len(args) == 1 and not kwargs and _interpose is None and type(args[0]) is Tensor:
+            return _apply_one(cls, args[0])
         return _apply(cls, args, kwargs)
 
     @staticmethod
@@ -396,6 +429,34 @@ def _apply(cls, args, kwargs):
     finally:
         STATE.enabled = grad_on
     return _wrap_outputs(ctx, inputs, out, record)
+
+
+def _apply_one(cls, a):
+    """``_apply`` for the most common call, ``forward(ctx, x)`` on one Tensor (the hot path
+    of a custom Function, as in the seed's ``MultiplyByTwo``)."""
+    grad_on = STATE.enabled
+    ctx = _new(cls._backward_cls)
+    ctx._init_ctx()
+    rg = a._rg
+    record = grad_on and rg
+    ctx.needs_input_grad = _TRUE1 if rg else _FALSE1
+    if record:
+        d = a._data
+        fn = a._grad_fn
+        ctx._init_node(((fn, a._output_nr) if fn is not None and a._view is None
+                         else a._edge(),))
+        ctx._in_meta = ((d.shape, _FROM_NP[d.dtype]),)
+    STATE.enabled = False
+    try:
+        out = cls.forward(ctx, a)
+    finally:
+        STATE.enabled = grad_on
+    if type(out) is Tensor and ctx._dirty is None and ctx._non_diff is None:
+        return _wrap_one(ctx, (a,), out, record)
+    return _wrap_outputs(ctx, (a,), out, record)
+
+
+_new = object.__new__
 
 
 def _link_inputs(ctx, args, needs):
@@ -473,7 +534,14 @@ def _wrap_one(ctx, args, o, record):
             o._output_nr = 0
         elif o._rg and o._grad_fn is None:
             o._rg = False
-        ctx._out_meta = ((d.shape, dt),)
+        meta = ctx._in_meta
+        shape = d.shape
+        # NOTE: most Functions keep shape and dtype: share the input's meta (fewer objects
+        # alive per node, less work for the garbage collector)
+        if len(meta) == 1 and meta[0] is not None and meta[0][1] is dt and meta[0][0] == shape:
+            ctx._out_meta = meta
+        else:
+            ctx._out_meta = ((shape, dt),)
         saved = ctx.to_save
         if saved:
             if len(saved) == 1:

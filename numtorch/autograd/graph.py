@@ -1,18 +1,30 @@
-"""Graph nodes: the base ``Node``, ``AccumulateGrad`` for leaves, saved-tensor handling and
-``saved_tensors_hooks``.
+"""``torch.autograd.graph``: graph nodes, saved-tensor hooks, gradient edges and graph hooks.
 
 Every node keeps ``next_functions``: one ``(node, output_nr)`` edge per forward input, ``(None,
 0)`` where that input needs no gradient. Nodes never hold their outputs, so a graph has no
 reference cycles and dies with its last output.
+
+Here: the base ``Node`` and ``AccumulateGrad`` (a leaf's sink); saved tensors
+(``pack_saved``/``unpack_saved``) and the contexts that intercept them (``saved_tensors_hooks``,
+``save_on_cpu``, ``disable_saved_tensors_hooks``, ``allow_mutation_on_saved_tensors``);
+``GradientEdge``/``get_gradient_edge``; ``register_multi_grad_hook``; the checks PyTorch makes
+on what hooks return; and what hooks may ask about the running backward (its graph task).
 """
+import collections
+import contextlib
+import functools
 import itertools
 import re
+import weakref
 
 from ..utils.hooks import RemovableHandle
+from .grad_mode import STATE
 
 Tensor = None  # bound by numtorch._tensor after the class exists (import cycle)
 
-__all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "register_multi_grad_hook", "allow_mutation_on_saved_tensors", "Node",
+           "GradientEdge", "get_gradient_edge", "increment_version"]
 
 # creation order; the engine runs ready nodes newest first, as PyTorch does
 _sequence = itertools.count()
@@ -50,6 +62,19 @@ class Node:
         self._pre_hooks[handle.id] = fn
         return handle
 
+    def _sequence_nr(self):
+        """The creation order of this node (newer nodes run first in backward)."""
+        return self._seq
+
+    @property
+    def _input_metadata(self):
+        """Per gradient this node receives (one per forward output): its shape and dtype."""
+        meta = self._out_meta
+        if meta is None:
+            return tuple(_InputMetadata(None, None) for _ in range(self._n_outputs))
+        return tuple(_InputMetadata(None, None) if m is None else _InputMetadata(*m)
+                     for m in meta)
+
     def _add_tensor_hook(self, output_nr, fn):
         if self._tensor_hooks is None:
             self._tensor_hooks = {}
@@ -69,7 +94,22 @@ class Node:
         """Free saved state after a backward pass without ``retain_graph``."""
 
     def __repr__(self):
-        return f"<{type(self).__name__} object at {hex(id(self))}>"
+        # a Python-defined Function's node is a class of torch.autograd.function in PyTorch
+        module = "torch.autograd.function." if _is_python_node(self) else ""
+        return f"<{module}{type(self).__name__} object at {hex(id(self))}>"
+
+
+class _InputMetadata(collections.namedtuple("_InputMetadata", "shape dtype")):
+    """What a node knows of a gradient it receives (PyTorch's ``_InputMetadata``)."""
+
+    __slots__ = ()
+    device = property(lambda self: _cpu())
+    is_nested_tensor = is_cpp_nested_tensor = False
+
+
+def _cpu():
+    from .._device import device
+    return device("cpu")
 
 
 class AccumulateGrad(Node):
@@ -85,11 +125,24 @@ class AccumulateGrad(Node):
     def name(self):
         return "torch::autograd::AccumulateGrad"
 
+    def _sequence_nr(self):
+        return 2 ** 64 - 1  # PyTorch's UINT64_MAX: accumulators run after everything else
+
+    @property
+    def _input_metadata(self):
+        var = self.variable
+        return (_InputMetadata(var._data.shape, var.dtype),)
+
     def _backward(self, grads, create_graph):
         g = grads[0]
+        var = self.variable
         if g is not None:
-            var = self.variable
             var._accumulate_grad(g, create_graph)
+        elif var._extra and var._extra.get("post_acc"):
+            # NOTE: reached with no gradient (a hook replaced it by None): PyTorch still runs
+            # the post-accumulate hooks, with .grad unchanged
+            for hook in list(var._extra["post_acc"].values()):
+                hook(var)
         return ()
 
 
@@ -124,7 +177,13 @@ _FREED_MSG = (
     "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward.")
-_BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
+_BACKWARD_SUFFIX = re.compile(r"Backward(0|(\d*))$")
+
+
+def _short_name(fn):
+    """A node's name as PyTorch's message shows it: 'SigmoidBackward0' -> 'Sigmoid',
+    'EluBackward1' -> 'Elu1', 'MyFuncBackward' -> 'MyFunc'."""
+    return _BACKWARD_SUFFIX.sub(lambda m: m.group(2) or "", fn.name())
 
 
 def version_error(tensor, saved_version):
@@ -132,7 +191,7 @@ def version_error(tensor, saved_version):
     fn = tensor.grad_fn  # a view's regenerated one, as PyTorch names it
     origin = ""
     if fn is not None:
-        origin = f", which is output {tensor._output_nr} of {_BACKWARD_SUFFIX.sub('', fn.name())},"
+        origin = f", which is output {tensor._output_nr} of {_short_name(fn)},"
     shape = ", ".join(str(s) for s in tensor._data.shape)
     return RuntimeError(_VERSION_MSG.format(
         tname=LEGACY_NAMES[tensor.dtype], shape=shape, origin=origin,
@@ -147,12 +206,24 @@ def freed_error():
 # An entry is one of:
 #   None
 #   (0, tensor, version)                       an input or intermediate, held as it is
-#   (1, data, vc, version, output_nr, node)    an output of its own node: rebuilt on unpack so
+#   (1, data, vc, version, output_nr, rg)      an output of its own node: rebuilt on unpack so
 #                                              the node never holds its output (no cycle)
-#   (2, packed, unpack)                        packed by saved_tensors_hooks
+#   (2, packed, unpack)                        numtorch's own repacking: unpack(packed) is it
+#   (3, packed, unpack, grad_fn, output_nr, rg, acc)
+#                                              packed by saved_tensors_hooks: the unpacked
+#                                              tensor gets the saved one's place in the graph
+#                                              (grad_fn _OWN: the saving node; acc: a weakref
+#                                              to a leaf's AccumulateGrad)
 
 _hook_stack = []        # active (pack, unpack) pairs, innermost last
 _hooks_disabled = []    # messages of active disable_saved_tensors_hooks
+_OWN = object()         # a kind-3 entry of the saving node's own output
+
+_PACK_INPLACE_MSG = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
+    "pack hook cannot be modified by in-place operations as this can lead to unexpected "
+    "side-effects. Please open an issue if you need to perform in-place operations on the "
+    "input to a pack hook.")
 
 
 def pack_saved(t, node, is_output):
@@ -160,11 +231,35 @@ def pack_saved(t, node, is_output):
     if t is None:
         return None
     if _hook_stack:
-        pack, unpack = _hook_stack[-1]
-        return (2, pack(t), unpack)
+        return _pack_with_hook(t, is_output)
     if is_output:
         return (1, t._data, t._vc, t._vc[0], t._output_nr, t._rg)
     return (0, t, t._vc[0])
+
+
+def _pack_with_hook(t, is_output):
+    """A kind-3 entry: the innermost pack hook's result (run without recording, as in
+    PyTorch) and where the tensor sits in the graph, to give the unpacked tensor."""
+    pack, unpack = _hook_stack[-1]
+    version = t._vc[0]
+    prev = STATE.enabled
+    STATE.enabled = False
+    try:
+        packed = pack(t)
+    finally:
+        STATE.enabled = prev
+    if t._vc[0] != version:
+        raise RuntimeError(_PACK_INPLACE_MSG)
+    acc = None
+    if is_output:
+        fn, nr = _OWN, t._output_nr
+    elif t._rg:
+        fn, nr = t._edge()
+        if type(fn) is AccumulateGrad:
+            fn, acc = None, weakref.ref(fn)
+    else:
+        fn, nr = None, 0
+    return (3, packed, unpack, fn, nr, t._rg, acc)
 
 
 def unpack_saved(entry, node):
@@ -187,7 +282,24 @@ def unpack_saved(entry, node):
         t._vc = vc
         t._output_nr = output_nr
         return t
+    if kind == 3:
+        return _unpack_with_hook(entry, node)
     return entry[2](entry[1])
+
+
+def _unpack_with_hook(entry, node):
+    _, packed, unpack, fn, output_nr, rg, acc = entry
+    res = unpack(packed)
+    if not isinstance(res, Tensor):
+        raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                        f"result of type {type(res).__name__}")
+    # NOTE: a new tensor over the hook's data, in the saved tensor's place in the graph (so
+    # create_graph differentiates through it); versions are not checked through hooks
+    t = Tensor._make(res._data, node if fn is _OWN else fn, rg)
+    t._output_nr = output_nr
+    if acc is not None:
+        t._acc = acc
+    return t
 
 
 def version_error_output(t, version, node, output_nr):
@@ -196,13 +308,37 @@ def version_error_output(t, version, node, output_nr):
     return version_error(t, version)
 
 
+class _SavedTensor:
+    """A tensor saved outside any node (what ``torch._C._autograd._make_saved_tensor``
+    gives): it goes through the active saved-tensor hooks, and ``unpack()`` checks that it
+    was not modified in place since."""
+
+    __slots__ = ("_entry",)
+
+    def __init__(self, t, is_output=False):
+        self._entry = pack_saved(t, None, False)
+
+    def unpack(self):
+        return unpack_saved(self._entry, None)
+
+
 class saved_tensors_hooks:
     """Context manager: tensors saved for backward go through ``pack_hook`` and come back
     through ``unpack_hook`` when backward reads them.
 
+    Only the innermost pair applies. ``pack_hook(tensor)`` may return anything (it runs with
+    grad mode off and must not modify its input in place); ``unpack_hook(packed)`` must
+    return a Tensor with the original's values, which takes the original's place in the
+    graph.
+
     >>> import numtorch as torch
-    >>> with torch.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
-    ...     y = torch.ones(2, requires_grad=True).exp()
+    >>> def pack(t):
+    ...     print("pack", tuple(t.shape))
+    ...     return t.detach()
+    >>> x = torch.ones(2, requires_grad=True)
+    >>> with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+    ...     y = x.exp()
+    pack (2,)
     """
 
     def __init__(self, pack_hook, unpack_hook):
@@ -213,27 +349,293 @@ class saved_tensors_hooks:
         if _hooks_disabled:
             raise RuntimeError(_hooks_disabled[-1])
         _hook_stack.append((self.pack_hook, self.unpack_hook))
-        return self
 
     def __exit__(self, *exc):
         _hook_stack.pop()
 
 
 class save_on_cpu(saved_tensors_hooks):
-    """Saved tensors are copied (numtorch lives on the CPU, so this only copies)."""
+    """Saved tensors are kept on the CPU (numtorch's only device): as they are, or copied
+    into a fresh buffer with ``pin_memory=True``; unpacked with ``.to(original device)``.
+
+    >>> import numtorch as torch
+    >>> x = torch.ones(2, requires_grad=True)
+    >>> with torch.autograd.graph.save_on_cpu():
+    ...     y = (x * x).sum()
+    >>> y.backward(); x.grad
+    tensor([2., 2.])
+    """
 
     def __init__(self, pin_memory=False, device_type="cuda"):
-        super().__init__(lambda t: t.detach().clone(), lambda t: t)
+        def pack_to_cpu(tensor):
+            # detached: the same data without the graph (no cycle through the node)
+            packed = tensor.detach() if not pin_memory else tensor.detach().clone()
+            return tensor.device, packed
+
+        def unpack_from_cpu(packed):
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
 
 
-class disable_saved_tensors_hooks:
-    """Inside this block, registering saved-tensor hooks raises ``RuntimeError(error_message)``."""
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message):
+    """Inside this block, using saved-tensor hooks raises ``RuntimeError(error_message)``
+    (entering it while hooks are active raises too).
 
-    def __init__(self, error_message):
-        self.error_message = error_message
-
-    def __enter__(self):
-        _hooks_disabled.append(self.error_message)
-
-    def __exit__(self, *exc):
+    >>> import numtorch as torch
+    >>> with torch.autograd.graph.disable_saved_tensors_hooks("no hooks"):
+    ...     torch.autograd.graph.save_on_cpu().__enter__()
+    Traceback (most recent call last):
+    RuntimeError: no hooks
+    """
+    _hooks_disabled.append(error_message)
+    try:
+        if _hook_stack:
+            raise RuntimeError(error_message)
+        yield
+    finally:
         _hooks_disabled.pop()
+
+
+# ---- what hooks return ---------------------------------------------------------------------
+def _hook_name(hook):
+    name = getattr(hook, "__name__", None)
+    return "<unknown>" if name is None else str(name)
+
+
+def _check_hook_value(hook, old, new):
+    """PyTorch's checks of one gradient a hook returned in place of ``old`` (not None)."""
+    if old is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if new.dtype is not old.dtype:
+        from .._dtype import LEGACY_NAMES
+        raise RuntimeError(
+            f"hook '{_hook_name(hook)}' has changed the type of value (was "
+            f"torch.{LEGACY_NAMES[old.dtype]} got torch.{LEGACY_NAMES[new.dtype]})")
+    if new._data.shape != old._data.shape:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
+
+
+def tensor_hook_result(hook, old, new):
+    """The gradient after a tensor hook returned ``new`` for ``old`` (None: unchanged)."""
+    if new is None:
+        return old
+    _check_hook_value(hook, old, new)
+    return new
+
+
+def node_hook_result(hook, old, new):
+    """The gradients after a node hook returned ``new`` for the tuple ``old`` (None:
+    unchanged; else a tuple of the same length whose None entries drop a gradient)."""
+    if new is None:
+        return old
+    if not isinstance(new, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
+    if len(new) != len(old):
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of "
+                           f"values (got {len(new)}, but expected {len(old)})")
+    for o, n in zip(old, new):
+        if n is not None:
+            _check_hook_value(hook, o, n)
+    return list(new)
+
+
+# ---- the running backward (graph task) -----------------------------------------------------
+class GraphTask:
+    """One run of the engine, as hooks may ask about it: which nodes it reaches (``deps``
+    keys and ``roots``), or with ``inputs`` which it needs (``needed``)."""
+
+    __slots__ = ("id", "roots", "deps", "needed", "captures", "accumulate")
+    _ids = itertools.count()
+
+    def __init__(self, roots, deps, needed, captures, accumulate):
+        self.id = next(GraphTask._ids)
+        self.roots, self.deps, self.needed = roots, deps, needed
+        self.captures, self.accumulate = captures, accumulate
+
+
+_tasks = []  # the running backward passes, innermost (reentrant) last
+
+
+def _current_graph_task_id():
+    """The id of the running backward pass, -1 outside backward."""
+    return _tasks[-1].id if _tasks else -1
+
+
+def _will_engine_execute_node(node):
+    """Whether the running backward will run ``node`` (a Node or GradientEdge)."""
+    if not _tasks:
+        raise RuntimeError("_get_should_execute_nodes should only be called during the "
+                           "backward pass")
+    if isinstance(node, GradientEdge):
+        node = node.node
+    task = _tasks[-1]
+    if task.needed is None:
+        return node in task.deps or node in task.roots
+    if node not in task.needed:
+        return False
+    if type(node) is AccumulateGrad and not task.accumulate and node in task.captures:
+        raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are "
+                           "currently running autograd.grad(). This is currently not "
+                           "supported.")
+    return True
+
+
+def _is_checkpoint_valid():
+    """False inside a backward given ``inputs`` (``autograd.grad``, ``backward(inputs=)``),
+    where reentrant checkpointing cannot work."""
+    return all(task.needed is None for task in _tasks)
+
+
+# ---- gradient edges ------------------------------------------------------------------------
+class GradientEdge(collections.namedtuple("GradientEdge", "node output_nr ownership_token",
+                                          defaults=(None,))):
+    """Where a gradient enters the graph: ``(node, output_nr)``. Usable wherever
+    ``autograd.grad``/``backward`` take a tensor as input or output.
+
+    >>> import numtorch as torch
+    >>> x = torch.ones(2, requires_grad=True)
+    >>> y = x * 2
+    >>> torch.autograd.grad(y.sum(), torch.autograd.graph.get_gradient_edge(y))
+    (tensor([1., 1.]),)
+    """
+
+    __slots__ = ()
+
+
+def _get_grad_fn_or_grad_acc(t):
+    if isinstance(t, GradientEdge):
+        return t.node
+    if t.requires_grad and t.grad_fn is None:
+        return t._edge()[0]
+    node = t.grad_fn
+    if node is None:
+        raise AssertionError("Expected gradient function to be set")
+    return node
+
+
+def get_gradient_edge(tensor):
+    """The gradient edge of ``tensor``: its ``grad_fn`` (a leaf: its AccumulateGrad) and
+    ``output_nr``; ``autograd.grad(loss, get_gradient_edge(x))`` equals
+    ``autograd.grad(loss, x)``."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that "
+                           "does not require gradients")
+    node = _get_grad_fn_or_grad_acc(tensor)
+    token = None
+    if _is_python_node(node):
+        # PyTorch keeps the graph of a Python-defined node alive through a view's node
+        from .grad_mode import enable_grad
+        with enable_grad():
+            token = tensor.view_as(tensor).grad_fn
+    return GradientEdge(node, tensor.output_nr, token)
+
+
+def _is_python_node(node):
+    forward_cls = getattr(node, "_forward_cls", None)
+    return forward_cls is not None and not forward_cls._builtin
+
+
+def increment_version(tensor):
+    """Bump the version counter of a tensor (or of each tensor in an iterable), as an
+    in-place change it made outside numtorch's ops would.
+
+    >>> import numtorch as torch
+    >>> x = torch.ones(2)
+    >>> torch.autograd.graph.increment_version(x); x._version
+    1
+    """
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        t._vc[0] += 1
+
+
+# ---- multi-tensor gradient hooks -----------------------------------------------------------
+class _MultiHandle(RemovableHandle):
+    """Removes every per-tensor hook of one ``register_multi_grad_hook``."""
+
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for handle in self.handles:
+            handle.remove()
+
+    def __getstate__(self):
+        return self.handles
+
+    def __setstate__(self, state):
+        self.handles = state
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Call ``fn`` once per backward for a group of tensors.
+
+    ``mode="all"``: after the gradients of every tensor the backward reaches are computed,
+    ``fn(grads)`` with None for the others. ``mode="any"``: ``fn(grad)`` with the first
+    gradient computed.
+
+    >>> import numtorch as torch
+    >>> a = torch.ones(2, requires_grad=True)
+    >>> b = torch.ones(2, requires_grad=True)
+    >>> c = a * b
+    >>> h = torch.autograd.graph.register_multi_grad_hook(
+    ...     (a, b, c), lambda gs: print([g is not None for g in gs]))
+    >>> c.sum().backward(inputs=(a,))
+    [True, False, True]
+    """
+    modes = ("all", "any")
+    if mode not in modes:
+        raise ValueError(f"Expects mode to be one of {modes} but got {mode}")
+    if mode == "all":
+        return _MultiHandle(_register_all(tensors, fn))
+    ran = collections.defaultdict(bool)  # graph task id -> fn ran
+
+    @functools.wraps(fn)
+    def wrapped_fn(grad):
+        task = _task_id_in_hook()
+        prev, ran[task] = ran[task], True
+        if not prev:
+            fn(grad)
+    return _MultiHandle(tuple(t.register_hook(wrapped_fn) for t in tensors if t.requires_grad))
+
+
+def _task_id_in_hook():
+    task = _current_graph_task_id()
+    if task == -1:
+        raise AssertionError("expected this hook to be called inside a backward call")
+    return task
+
+
+def _register_all(tensors, fn):
+    """mode='all': count the hooks run per backward; the first one works out how many of
+    the tensors' nodes that backward runs, the last one calls ``fn``."""
+    grad_fns = [_get_grad_fn_or_grad_acc(t) for t in tensors]
+    n = len(tensors)
+    count, buffer, expected = {}, {}, [None]
+
+    def inner_hook(idx, grad):
+        task = _task_id_in_hook()
+        seen = count.get(task, 0)
+        count[task] = seen + 1
+        grads = buffer.setdefault(task, [None] * n)
+        if seen == 0:
+            expected[0] = sum(map(_will_engine_execute_node, grad_fns))
+        grads[idx] = grad
+        if seen == expected[0] - 1:
+            fn(grads)
+            del count[task], buffer[task]
+
+    return tuple(t.register_hook(functools.partial(inner_hook, i))
+                 for i, t in enumerate(tensors))
+
+
+# ---- in-place changes to saved tensors -----------------------------------------------------
+# Called with the tensor by Tensor._check_inplace before every in-place write, while
+# allow_mutation_on_saved_tensors is active (empty otherwise: one truth test per write).
+MUTATION_HOOKS = []
+
+from ._saved_mutation import allow_mutation_on_saved_tensors  # noqa: E402 (uses the above)

@@ -26,13 +26,13 @@ STATS = {}
 
 
 def rule_for(cls):
+    """The rule of ``cls`` or of its nearest registered base class (else the loop)."""
     r = _RULES.get(cls)
     if r is None:
         if not _RULES.get("_installed"):
             _install()
-            r = _RULES.get(cls)
-        if r is None:
-            r = _RULES[cls] = loop
+        r = next((_RULES[k] for k in cls.__mro__ if k in _RULES), loop)
+        _RULES[cls] = r
     return r
 
 
@@ -273,6 +273,63 @@ def _index_select(cls, args, level):
     return wrap_outputs(cls.apply(p, _shift(dim, x.dim()), index), level)
 
 
+def _copy(cls, args, level):
+    """Copy(x, src): src broadcast into x's shape, both with the batch dim."""
+    x, src = args
+    src_p = physical(src, level)
+    if src_p is not None and src.dim() < x.dim():
+        src_p = src_p.reshape((src_p.shape[0],) + (1,) * (x.dim() - src.dim()) +
+                              tuple(src.shape))
+    return wrap_outputs(cls.apply(_batched(x, level), src if src_p is None else src_p), level)
+
+
+def _nll_loss(cls, args, level):
+    """NllLoss(x (N, C, *d), t (N, *d), w, reduction, ignore_index): the batch folded into N
+    with reduction='none', then each sample reduced (a mean divides by its own weight)."""
+    from ..ops.shape import reshape
+    x, t, w, reduction, ignore = args
+    if w is not None and physical(w, level) is not None:
+        return loop(cls, args, level)
+    px, pt = _batched(x, level), _batched(t, level)
+    size, n = px.shape[0], px.shape[1]
+    loss = cls.apply(reshape(px, (size * n,) + tuple(px.shape[2:])),
+                     reshape(pt, (size * n,) + tuple(pt.shape[2:])), w, "none", ignore)
+    loss = reshape(loss, (size,) + tuple(pt.shape[1:]))
+    if reduction == "none":
+        return wrap_outputs(loss, level)
+    dims = tuple(range(1, loss.dim()))
+    total = loss.sum(dims)
+    if reduction == "mean":
+        valid = (pt != ignore).to(loss.dtype)
+        weight = valid if w is None else valid * w[pt.clamp(0, w.shape[0] - 1)]
+        total = total / weight.sum(dims)
+    return wrap_outputs(total, level)
+
+
+def _convolution(cls, args, level):
+    """Convolution(x (N, C, *S), w, b, geom): a batch of inputs folds into N; batched weights
+    become B times as many groups (one group block per sample)."""
+    from ..ops.shape import reshape
+    x, w, b, geom = args
+    size = batch_size(level)
+    pw, pb = physical(w, level), (physical(b, level) if b is not None else None)
+    if pw is None and pb is None:
+        px = physical(x, level)
+        n = x.shape[0]
+        out = cls.apply(reshape(px, (size * n,) + tuple(x.shape[1:])), w, b, geom)
+        return wrap_outputs(reshape(out, (size, n) + tuple(out.shape[1:])), level)
+    px, pw = _batched(x, level), _batched(w, level)
+    n, c = x.shape[0], x.shape[1]
+    xs = reshape(px.movedim(0, 1), (n, size * c) + tuple(x.shape[2:]))
+    ws = reshape(pw, (size * w.shape[0],) + tuple(w.shape[1:]))
+    bs = None if b is None else reshape(_batched(b, level), (size * b.shape[0],))
+    geom = type(geom)(geom.in_size, geom.kernel, geom.stride, geom.pad, geom.dilation,
+                      geom.groups * size)
+    out = cls.apply(xs, ws, bs, geom)
+    out = reshape(out, (n, size, w.shape[0]) + tuple(out.shape[2:])).movedim(1, 0)
+    return wrap_outputs(out, level)
+
+
 def _matmul(cls, args, level):
     from ..ops import linalg as L
     a, b = args
@@ -316,32 +373,57 @@ def _prod_all_args(p, x, args):
 
 
 def _install():
+    """Register the rules of every family (names missing from the op modules are skipped)."""
+    put = _putter(_op_modules())
+    _install_elementwise(put)
+    _install_shape_and_indexing(put)
+    _install_reductions_linalg_nn(put)
+    _RULES["_installed"] = True
+
+
+def _op_modules():
     import importlib
     mods = {}
-    for m in ("elementwise", "shape", "reduction", "indexing", "linalg", "activation", "loss"):
+    for m in ("elementwise", "shape", "reduction", "indexing", "linalg", "activation", "loss",
+              "inplace", "conv"):
         try:
             mods[m] = importlib.import_module(f"numtorch.ops.{m}")
         except ImportError:   # a family not written yet
             mods[m] = None
-    R = mods["reduction"]
+    return mods
 
+
+def _putter(mods):
     def put(mod, names, rule):
         for name in names.split():
             cls = getattr(mods[mod], name, None) if mods[mod] is not None else None
             if isinstance(cls, type):
                 _RULES.setdefault(cls, rule)
+    put.mods = mods
+    return put
 
+
+def _install_elementwise(put):
     put("elementwise", "Add Sub Rsub Mul Div Pow PowTensor PowScalarBase Remainder Fmod Atan2 "
         "Maximum Minimum", _elementwise((0, 1)))
     put("elementwise", "Where", _elementwise((1, 2)))
     put("elementwise", "ClampTensor", _elementwise((0, 1, 2)))
     put("elementwise", "Clamp", _unary)
     from ..ops._base import BuiltinFunction
-    for v in vars(mods["elementwise"]).values():
+    for v in vars(put.mods["elementwise"]).values():   # every op there is elementwise
         if isinstance(v, type) and issubclass(v, BuiltinFunction) and v not in _RULES and \
-                getattr(v, "forward", None) is not None and v.__module__.endswith("elementwise"):
-            if v.forward.__code__.co_argcount == 2:   # (ctx, x): a unary op
-                _RULES[v] = _unary
+                v.__module__.endswith("elementwise"):
+            _RULES[v] = _elementwise(range(8))
+    put("activation", "LeakyRelu Elu Celu Selu Gelu GeluErf Silu Mish Softplus Hardtanh "
+        "Hardsigmoid Hardswish LogSigmoid Threshold Hardshrink Softshrink Tanhshrink Softsign "
+        "Relu6", _unary)
+    put("inplace", "Zero Fill", _unary)
+    put("inplace", "Copy", _copy)
+    put("indexing", "MaskedFill", _elementwise((0,)))
+    put("indexing", "MaskedFillTensor", loop)   # its value must stay 0-dim
+
+
+def _install_shape_and_indexing(put):
     put("shape", "Clone ToCopy", _unary)
     put("shape", "View Reshape", _reshape)
     put("shape", "Permute", _permute)
@@ -351,8 +433,19 @@ def _install():
     put("shape", "Roll", _dims_at(2))
     put("shape", "Diagonal", _dims_at(2, 3))
     put("shape", "Cat Stack", _join)
+    put("shape", "Split Unbind", _dims_at(1))
     put("shape", "Place", _with_batch_shape(1, key_pos=2))
     put("shape", "DiagEmbedInto", _with_batch_shape(1, dims=(3, 4)))
+    put("indexing", "BasicIndex SelectIndex SliceIndex UnsqueezeIndex AliasIndex",
+        _basic_index)
+    put("indexing", "AdvancedIndex", _advanced_index())
+    put("indexing", "IndexAddInto", _advanced_index(shape_pos=1))
+    put("indexing", "Gather ScatterAdd Scatter", _gather_like)
+    put("indexing", "IndexSelect", _index_select)
+
+
+def _install_reductions_linalg_nn(put):
+    R = put.mods["reduction"]
     put("reduction", "Sum Mean Var Std Amax Amin Logsumexp Cumsum Cumprod "
         "Cummax Cummin Softmax LogSoftmax MaxDim MinDim Prod", _dims_at(1))
     # a whole-sample reduction is a reduction over some dims of the batch (PyTorch's names)
@@ -364,20 +457,12 @@ def _install():
         lambda: R.Amax, lambda p, x, a: (p, tuple(range(1, p.dim())), False, "amax")))
     put("reduction", "MinAll", _reduce_all(
         lambda: R.Amin, lambda p, x, a: (p, tuple(range(1, p.dim())), False, "amin")))
-    put("indexing", "BasicIndex SelectIndex SliceIndex UnsqueezeIndex AliasIndex",
-        _basic_index)
-    put("indexing", "AdvancedIndex", _advanced_index())
-    put("indexing", "IndexAddInto", _advanced_index(shape_pos=1))
-    put("indexing", "Gather ScatterAdd Scatter", _gather_like)
-    put("indexing", "IndexSelect", _index_select)
     put("linalg", "Mm Bmm MatmulND", _matmul)
     put("linalg", "Mv", _mv)
     put("linalg", "Dot", _dot)
     put("linalg", "Addmm", _addmm)
     put("linalg", "Einsum", _einsum)
-    put("activation", "LeakyRelu Elu Celu Selu Gelu GeluErf Silu Mish Softplus Hardtanh "
-        "Hardsigmoid Hardswish LogSigmoid Threshold Hardshrink Softshrink Tanhshrink Softsign "
-        "Relu6", _unary)
     put("activation", "Glu", _dims_at(1))
     put("loss", "MseLoss SmoothL1Loss HuberLoss SoftMarginLoss", _pointwise_loss)
-    _RULES["_installed"] = True
+    put("loss", "NllLoss NllLoss2d", _nll_loss)
+    put("conv", "Convolution", _convolution)

@@ -35,7 +35,7 @@ class Unbatchable(Exception):
 class _Flags:
     c_contiguous = True
     f_contiguous = False
-    writeable = False
+    writeable = True   # in-place writes reach __array_function__ (np.copyto), see below
     owndata = False
 
 
@@ -47,6 +47,15 @@ def _refuse(what):
 
 
 _LIKE = (np.zeros_like, np.ones_like, np.empty_like, np.full_like)
+
+
+def _lift(a, n):
+    """Physical array ``a`` (batch first) with ``n`` size-1 dims after the batch dim."""
+    if n <= 0:
+        return a
+    if type(a) is BatchedData:
+        raise Unbatchable("nested batched comparison")
+    return a.reshape(a.shape[:1] + (1,) * n + a.shape[1:])
 
 
 class _ShapeOnly(np.ndarray):
@@ -110,7 +119,22 @@ class BatchedData:
             # NOTE: zeros_like & co. read only the shape and dtype: a per-sample array
             stand_in = np.broadcast_to(np.zeros((), self.dtype), self.shape)
             return func(stand_in, *args[1:], **kwargs)
+        if func is np.copyto and args and args[0] is self:
+            return self._copy_into(*args[1:], **kwargs)
+        if func in (np.may_share_memory, np.shares_memory):   # overlap checks: physically
+            return func(*[a.tensor._data if type(a) is BatchedData else a for a in args],
+                        **kwargs)
         raise Unbatchable(f"NumPy function {func.__name__} on a batched tensor")
+
+    def _copy_into(self, src, casting="same_kind", where=True):
+        """An in-place write into a batched tensor: into its physical array, per sample."""
+        if type(src) is BatchedData:
+            if src.level != self.level or src.shape != self.shape or where is not True:
+                raise Unbatchable("in-place write of a differently batched value")
+            src = src.tensor._data
+        elif type(src) is not np.ndarray and not np.isscalar(src):
+            raise Unbatchable("in-place write of an unknown value")
+        np.copyto(self.tensor._data, src, casting=casting)
 
     def view(self, *args):
         """A shape-only stand-in (``_viewable`` tests reshapes on it; rules decide physically)."""
@@ -130,15 +154,65 @@ class BatchedData:
     for _name in ("__bool__", "__len__", "__iter__", "__float__", "__int__", "__index__",
                   "__getitem__", "__setitem__", "__add__", "__radd__", "__sub__", "__rsub__",
                   "__mul__", "__rmul__", "__truediv__", "__rtruediv__", "__pow__", "__neg__",
-                  "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__and__",
-                  "__or__", "__invert__", "__matmul__"):
+                  "__matmul__"):
         locals()[_name] = _refuse(_name)
     del _name
 
-    def __eq__(self, other):  # noqa: F811  (identity comparison only)
-        if other is self:
-            return True
-        raise Unbatchable("comparison of a batched tensor's data")
+    # NOTE: ops' argument checks compute masks on ``_data`` and ask ``mask.any()`` ("is any
+    # target out of range?"): masks are computed per sample, and any()/all() answer for the
+    # whole batch, which is what such a check needs. Values are never read otherwise.
+    def _elementwise(self, other, fn):
+        a = self.tensor._data
+        if type(other) is BatchedData:
+            if other.level != self.level:
+                raise Unbatchable("comparison of differently batched tensors")
+            rank = max(len(self.shape), len(other.shape))
+            a = _lift(a, rank - len(self.shape))
+            b = _lift(other.tensor._data, rank - len(other.shape))
+        else:
+            b = other
+            extra = np.ndim(other) - len(self.shape)
+            a = _lift(a, extra) if extra > 0 else a
+        out = fn(a, b)
+        return BatchedData(Tensor._make(np.asarray(out) if type(out) is not BatchedData
+                                        else out, None, False), self.level)
+
+    def __eq__(self, other):
+        return self._elementwise(other, lambda a, b: a == b)
+
+    def __ne__(self, other):
+        return self._elementwise(other, lambda a, b: a != b)
+
+    def __lt__(self, other):
+        return self._elementwise(other, lambda a, b: a < b)
+
+    def __le__(self, other):
+        return self._elementwise(other, lambda a, b: a <= b)
+
+    def __gt__(self, other):
+        return self._elementwise(other, lambda a, b: a > b)
+
+    def __ge__(self, other):
+        return self._elementwise(other, lambda a, b: a >= b)
+
+    def __and__(self, other):
+        return self._elementwise(other, lambda a, b: a & b)
+
+    def __or__(self, other):
+        return self._elementwise(other, lambda a, b: a | b)
+
+    def __invert__(self):
+        return self._elementwise(True, lambda a, b: ~a)
+
+    def any(self, *args, **kwargs):
+        if args or kwargs:
+            raise Unbatchable("ndarray.any(axis) on a batched tensor")
+        return bool(self.tensor._data.any())
+
+    def all(self, *args, **kwargs):
+        if args or kwargs:
+            raise Unbatchable("ndarray.all(axis) on a batched tensor")
+        return bool(self.tensor._data.all())
 
 
 _BD = BatchedData

@@ -27,7 +27,27 @@ def _has_vmap(cls):
 
 
 def apply(cls, args, kwargs, level):
-    """Apply user Function ``cls`` to ``args`` batched at ``level``."""
+    """Apply user Function ``cls`` to ``args`` batched at ``level`` (with tangents, if any
+    argument carries one: the user's ``jvp`` runs batched on the wrappers)."""
+    from ..autograd import _tangents
+    fw = _interpose.top_tangent_level(args) if _interpose.STATE.fw_levels else None
+    if fw is None:
+        return _apply_batched(cls, args, kwargs, level)
+    with _interpose.ceiling(fw):
+        out = apply(cls, args, kwargs, level)
+        ctx = _LAST_CTX[0]
+        tangents = [_tangents._tangent_or_zeros(a, fw) for a in args]
+        t_out = _tangents.call_jvp(cls, ctx, tangents)
+        n_out = len(out) if isinstance(out, tuple) else 1
+        t_outs = t_out if isinstance(t_out, tuple) else (t_out,)
+        if len(t_outs) != n_out:
+            raise RuntimeError("Function's jvp returned an invalid number of forward gradients "
+                               f"(expected {n_out} but got {len(t_outs)})")
+    _tangents.attach(out, t_outs if isinstance(out, tuple) else t_outs[0], fw)
+    return out
+
+
+def _apply_batched(cls, args, kwargs, level):
     gen, own = bool(cls.generate_vmap_rule), _has_vmap(cls)
     if gen and own:
         raise RuntimeError(
@@ -54,6 +74,7 @@ def apply(cls, args, kwargs, level):
 
 _STASH = []           # the user ctx, from forward to setup_context
 _LAST_TUPLE = [False]
+_LAST_CTX = [None]    # the user ctx of the latest call (its jvp needs it)
 
 
 class reentered:
@@ -119,6 +140,7 @@ class VmappedFunction(Function):
             outs_w = out if is_tuple else (out,)
         _STASH.append((ctx, size))
         _LAST_TUPLE[0] = is_tuple
+        _LAST_CTX[0] = ctx
         res = tuple(_unwrap_out(o, level, size) for o in outs_w)
         return res if is_tuple else res[0]
 

@@ -10,7 +10,7 @@ dual level per call, so ``jvp`` calls nest.
 import functools
 
 from .._tensor import Tensor
-from ..autograd import _interpose, _tangents
+from ..autograd import _interpose
 from ..autograd.graph import AccumulateGrad
 from ..autograd.grad_mode import STATE, enable_grad
 from . import _pytree

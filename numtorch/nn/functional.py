@@ -29,7 +29,7 @@ from ..ops import shape as S
 from ..ops.conv import Convolution, ConvGeom, ConvTranspose
 from ..ops.inplace import inplace as _inplace
 from ..ops.linalg import linear, einsum
-from .modules.utils import _ntuple, _pair, _single, _triple
+from .modules.utils import _ntuple, _pair, _single
 
 _make = Tensor._make
 
@@ -41,7 +41,8 @@ def _const(a):
 # ---- activations -------------------------------------------------------------------------
 def _act(x, op, *args, inplace=False):
     """Apply activation ``op`` (a BuiltinFunction), in place when asked."""
-    if inplace:
+    if inplace:  # some in-place forms save their output instead of the input (PyTorch's)
+        op = A.INPLACE_VARIANTS.get(op, op)
         return _inplace(x, lambda t: op.apply(t, *args))
     return op.apply(A.float_input(x), *args)
 
@@ -295,8 +296,11 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     tensor([-0.2292,  1.0000])
     """
     if not training:
+        if inplace:
+            op = P.named(A.LeakyReluResult, "RreluWithNoiseBackward1")
+            return _inplace(input, lambda t: op.apply(t, (lower + upper) / 2))
         op = P.named(A.LeakyRelu, "RreluWithNoiseBackward0")
-        return _act(input, op, (lower + upper) / 2, inplace=inplace)
+        return _act(input, op, (lower + upper) / 2)
     from .. import _random as R_
     x = input._data
     noise = np.ones(x.shape, x.dtype)
@@ -304,8 +308,13 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     # NOTE: PyTorch draws one double uniform per non-positive element, in memory order.
     noise[neg] = R_.uniform((int(neg.sum()),), np.float64, lower, upper).astype(x.dtype)
     if inplace:
-        return _inplace(input, lambda t: A.RreluWithNoise.apply(t, _const(noise)))
+        return _inplace(input, lambda t: A.RreluWithNoiseResult.apply(t, _const(noise)))
     return A.RreluWithNoise.apply(input, _const(noise))
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place ``rrelu``."""
+    return rrelu(input, lower, upper, training, True)
 
 
 def glu(input, dim=-1):
@@ -406,10 +415,20 @@ def _check_p(p):
 
 
 def _noise(input, p, feature):
-    """PyTorch's dropout mask: bernoulli_(1 - p) on an input-like (or (N, C, 1...)) tensor."""
-    from .._creation import empty
-    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2) if feature else input.shape
-    return empty(shape, dtype=input.dtype).bernoulli_(1 - p)
+    """PyTorch's dropout mask: bernoulli_(1 - p) on an input-like (or (N, C, 1...)) tensor.
+
+    NOTE: PyTorch's ``empty_like`` keeps the input's memory layout and the kernel fills
+    memory in order, so for a transposed input the draws land in transposed order too.
+    """
+    from .. import _random as R
+    x = input._data
+    if feature:
+        shape = tuple(x.shape[:2]) + (1,) * (x.ndim - 2)
+        return _make(R.bernoulli_scalar(shape, 1 - p, x.dtype), None, False)
+    order = np.argsort([-st for st in x.strides], kind="stable") if x.ndim > 1 else [0]
+    drawn = R.bernoulli_scalar(tuple(x.shape[i] for i in order), 1 - p, x.dtype)
+    return _make(np.ascontiguousarray(drawn.transpose(np.argsort(order))) if x.ndim > 1
+                 else drawn, None, False)
 
 
 def _dropout_impl(input, p, training, inplace, feature=False, alpha=False):
@@ -818,6 +837,20 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return LS.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction)
 
 
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    """Connectionist temporal classification loss of (T, N, C) log-probabilities against
+    padded (N, S) or concatenated targets; ``zero_infinity`` zeroes impossible alignments.
+
+    >>> lp = torch.tensor([[[0.5, 0.5]], [[0.5, 0.5]]]).log()
+    >>> ctc_loss(lp, torch.tensor([[1]]), [2], [1])
+    tensor(0.2877)
+    """
+    from ..ops.ctc import ctc_loss as _ctc
+    return _ctc(log_probs, targets, input_lengths, target_lengths, blank,
+                _reduction(reduction), zero_infinity)
+
+
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """KL(target || input) with ``input`` in log space.
 
@@ -1119,6 +1152,80 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if max_norm is not None:
         _embedding_renorm(weight, idx, max_norm, norm_type)
     return _Embedding.apply(weight, idx, padding_idx, scale_grad_by_freq)
+
+
+def _bag_inputs(input, offsets, per_sample_weights, include_last_offset):
+    """Flatten 2-D (fixed-length bags) input; bag boundaries as an array of B + 1 offsets."""
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
+                             "is a mini-batch of fixed length sequences. However, found offsets "
+                             f"of type {type(offsets)}")
+        n, length = input.shape
+        bounds = np.arange(0, n * length + 1, length)
+        psw = None if per_sample_weights is None else per_sample_weights.reshape(-1)
+        return input.reshape(-1), bounds, psw
+    if input.dim() != 1:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{input.dim()}")
+    if offsets is None:
+        raise ValueError("offsets has to be a 1D Tensor but got None")
+    if offsets.dim() != 1:
+        raise ValueError("offsets has to be a 1D Tensor")
+    bounds = offsets._data.astype(np.int64)
+    if not include_last_offset:
+        bounds = np.append(bounds, input.shape[0])
+    return input, bounds, per_sample_weights
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
+                  scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
+                  include_last_offset=False, padding_idx=None):
+    """Sums, means or maxima of bags of embeddings (bags from ``offsets`` or 2-D rows).
+
+    >>> embedding_bag(torch.tensor([0, 1, 1]), torch.eye(2), torch.tensor([0, 2]))
+    tensor([[0.5000, 0.5000],
+            [0.0000, 1.0000]])
+    """
+    if per_sample_weights is not None and input.size() != per_sample_weights.size():
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) "
+                         f"is not None, then it must have the same shape as the input "
+                         f"({input.shape})")
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                         f"{weight.dim()}")
+    flat, bounds, psw = _bag_inputs(input, offsets, per_sample_weights, include_last_offset)
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if psw is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
+                                  f"per_sample_weights is only supported for mode='sum' (got "
+                                  f"mode='{mode}'). Please open a feature request on GitHub.")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.shape[0]
+    rows = embedding(flat, weight, None, max_norm, norm_type, scale_grad_by_freq)
+    keep = flat._data != (padding_idx if padding_idx is not None else -1)
+    if mode == "max":
+        return _bag_max(rows, bounds, keep, weight)
+    if psw is not None:
+        rows = rows * psw.unsqueeze(1)
+    pos = np.arange(flat.shape[0])
+    member = (pos >= bounds[:-1, None]) & (pos < bounds[1:, None]) & keep
+    m = member.astype(weight._data.dtype)
+    if mode == "mean":
+        m = m / np.maximum(m.sum(1, keepdims=True), 1)
+    return _const(m) @ rows
+
+
+def _bag_max(rows, bounds, keep, weight):
+    from .._creation import zeros
+    from ..ops.shape import stack
+    out = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        sel = np.nonzero(keep[lo:hi])[0] + lo
+        out.append(rows[_const(sel)].amax(0) if sel.size else
+                   zeros(weight.shape[1], dtype=weight.dtype))
+    return stack(out, 0)
 
 
 def one_hot(tensor, num_classes=-1):

@@ -104,49 +104,59 @@ def _install_operators():
             return fn(other, self) if reflected else fn(self, other)
         return op
 
-    def fast(cls, fn, ufunc):
-        # NOTE: the hot path of `x * y` / `x + 1.0`, e.g. inside every backward formula. A
-        # Tensor or Python-number operand goes straight to the op class (what ``fn`` does for
-        # it). When nothing is recorded and both are float data of one dtype, the op's forward
-        # is just ``ufunc``: call it here (anything unusual, such as a broadcasting error,
-        # takes the full path).
+    def fast(cls, fn, ufunc, recordable=False):
+        # NOTE: the hot path of `x * y` / `x + 1.0`, in models and inside every backward
+        # formula. A Tensor or Python-number operand goes straight to the op class (what
+        # ``fn`` does for it). When both are float data of one dtype, the op's forward is
+        # just ``ufunc``: call it here, and record the node here too for a ``recordable`` op
+        # (``B.record_binary`` knows its ctx). Anything unusual, such as a broadcasting
+        # error, takes the full path.
         apply, slow = cls.apply, binary(fn)
         make, scalar, scalars, ndarray = Tensor._make, scalar_array, _SCALARS, np.ndarray
+        record = B.record_binary
 
         def op(self, other):
             t = type(other)
             if t is Tensor:
-                if not ((self._rg or other._rg) and STATE.enabled) and B._interpose is None:
-                    a, b = self._data, other._data
-                    if a.dtype is b.dtype and a.dtype.kind in "fc":
-                        try:
-                            out = ufunc(a, b)
-                        except ValueError:
-                            return apply(self, other)
-                        return make(out if type(out) is ndarray else np.asarray(out),
-                                    None, False)
+                if B._interpose is None:
+                    rec = (self._rg or other._rg) and STATE.enabled
+                    if not rec or recordable:
+                        a, b = self._data, other._data
+                        if a.dtype is b.dtype and a.dtype.kind in "fc":
+                            try:
+                                out = ufunc(a, b)
+                            except ValueError:
+                                return apply(self, other)
+                            if rec:
+                                return record(cls, self, other, out)
+                            return make(out if type(out) is ndarray else np.asarray(out),
+                                        None, False)
                 return apply(self, other)
             if t is float or t is int:
-                if not (self._rg and STATE.enabled) and B._interpose is None:
-                    a = self._data
-                    dt = a.dtype
-                    if dt.kind in "fc":
-                        z = scalars.get((other, dt))
-                        out = ufunc(a, z if z is not None else scalar(other, dt))
-                        return make(out if type(out) is ndarray else np.asarray(out),
-                                    None, False)
+                if B._interpose is None:
+                    rec = self._rg and STATE.enabled
+                    if not rec or recordable:
+                        a = self._data
+                        dt = a.dtype
+                        if dt.kind in "fc":
+                            z = scalars.get((other, dt))
+                            out = ufunc(a, z if z is not None else scalar(other, dt))
+                            if rec:
+                                return record(cls, self, other, out)
+                            return make(out if type(out) is ndarray else np.asarray(out),
+                                        None, False)
                 return apply(self, other)
             return slow(self, other)
         op.__name__ = op.__qualname__ = fn.__name__
         return op
 
     T = Tensor
-    T.__add__ = fast(E.Add, E.add, np.add)
-    T.__radd__ = fast(E.Add, E.add, np.add)
+    T.__add__ = fast(E.Add, E.add, np.add, True)
+    T.__radd__ = fast(E.Add, E.add, np.add, True)
     T.__sub__ = fast(E.Sub, E.sub, np.subtract)
     T.__rsub__ = _fast_rsub
-    T.__mul__ = fast(E.Mul, E.mul, np.multiply)
-    T.__rmul__ = fast(E.Mul, E.mul, np.multiply)
+    T.__mul__ = fast(E.Mul, E.mul, np.multiply, True)
+    T.__rmul__ = fast(E.Mul, E.mul, np.multiply, True)
     T.__truediv__ = binary(E.div)
     T.__rtruediv__ = binary(E.div, True)
     T.__floordiv__ = binary(E.floor_divide)
@@ -155,8 +165,10 @@ def _install_operators():
     T.__rmod__ = binary(E.remainder, True)
     T.__pow__ = binary(E.pow)
     T.__rpow__ = binary(E.pow, True)
-    T.__matmul__ = lambda self, other: L.matmul(self, other)
-    T.__rmatmul__ = lambda self, other: L.matmul(other, self)
+    T.__matmul__ = lambda self, other: (L.matmul(self, other) if isinstance(other, Tensor)
+                                        else NotImplemented)
+    T.__rmatmul__ = lambda self, other: (L.matmul(other, self) if isinstance(other, Tensor)
+                                         else NotImplemented)
     T.__neg__ = E.neg
     T.__pos__ = lambda self: self
     T.__abs__ = E.abs

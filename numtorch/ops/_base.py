@@ -57,6 +57,7 @@ class BuiltinFunction(Function):
 
     _builtin = True
     _is_view = False
+    _saves_operands = False  # Mul: ``record_binary`` saves operands as Mul.forward does
     _wrapped_scalars = ()  # arg positions where PyTorch wraps a Python scalar as a tensor
     _view_step = None  # multi-output views: (args, i) -> the (op, args) making output i
     _node_base = _BuiltinNode
@@ -165,6 +166,57 @@ def record_unary(cls, a, out, uses):
     elif uses == "out":
         ctx._saved = (pack_saved(t, ctx, True),)
     return t
+
+
+def record_binary(cls, a, b, out):
+    """Record ``out = a (op) b`` for ``Add`` or ``Mul`` (the operator fast path in
+    ``ops/__init__.py``): ``a`` a float Tensor, ``b`` a float Tensor of the same dtype or a
+    Python number. The same node ``_apply_recorded`` and the op's forward would build; Mul
+    saves each operand only for the other's gradient, a Python number as ``ctx.scalar``."""
+    if type(out) is not _ndarray:
+        out = np.asarray(out)
+    ctx = _new(cls._backward_cls)
+    ctx._init_ctx()
+    d = a._data
+    ma = (d.shape, _FROM_NP[d.dtype])
+    ra = a._rg
+    if ra:
+        fn = a._grad_fn
+        ea = (fn, a._output_nr) if fn is not None and a._view is None else a._edge()
+    else:
+        ea = _NO_EDGE
+    mul = cls._saves_operands
+    if type(b) is Tensor:
+        db = b._data
+        rb = b._rg
+        if rb:
+            fn = b._grad_fn
+            eb = (fn, b._output_nr) if fn is not None and b._view is None else b._edge()
+        else:
+            eb = _NO_EDGE
+        ctx._init_node((ea, eb))
+        ctx._in_meta = (ma, (db.shape, ma[1]))
+        ctx.needs_input_grad = (ra, rb)
+        if mul:
+            ctx._saved = (pack_saved(a, ctx, False) if rb else None,
+                          pack_saved(b, ctx, False) if ra else None)
+    else:
+        if 1 in cls._wrapped_scalars:
+            ctx._init_node((ea, _NO_EDGE))
+            ctx._in_meta = (ma, _WRAPPED_META)
+        else:
+            ctx._init_node((ea,))
+            ctx._in_meta = (ma, None)
+        ctx.needs_input_grad = _TRUE_FALSE
+        if mul:
+            ctx.scalar = b
+    shape = out.shape
+    ctx._out_meta = (ma,) if out.dtype is d.dtype and shape == ma[0] else \
+        ((shape, _FROM_NP[out.dtype]),)
+    return _make(out, ctx, True)
+
+
+_TRUE_FALSE = (True, False)
 
 
 def _record1(cls, a):

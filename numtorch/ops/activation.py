@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
-from ._base import BuiltinFunction
+from ._base import NULL_CTX, BuiltinFunction
 from ._util import float_np
 
 _make = Tensor._make
@@ -364,6 +364,95 @@ class RreluWithNoise(BuiltinFunction):
     def backward(ctx, g):
         (noise,) = ctx.saved_tensors
         return g * noise, None
+
+
+# ---- in-place forms that save their output, as PyTorch's do ---------------------------------
+# (so changing the output in place before backward is an error, as in PyTorch)
+_NEGATIVE_SLOPE = ("In-place leakyReLu backward calculation is triggered with a negative slope "
+                   "which is not supported. This is caused by calling in-place forward function "
+                   "with a negative slope, please call out-of-place version instead. File an "
+                   "issue at https://github.com/pytorch/pytorch if you do require supporting "
+                   "in-place leakRelu backward calculation with negative slope")
+_NEGATIVE_ALPHA = ("In-place elu backward calculation is triggered with a negative slope which "
+                   "is not supported. This is caused by calling in-place forward function with "
+                   "a negative slope, please call out-of-place version instead.")
+
+
+class LeakyReluResult(BuiltinFunction):
+    """leaky_relu_: y = x > 0 ? x : slope * x;  dx = g * (y > 0 ? 1 : slope)."""
+    _backward_name = "LeakyReluBackward1"
+
+    @staticmethod
+    def forward(ctx, x, slope):
+        out = np.where(x > 0, x, x * _s(x, slope))
+        ctx.save_for_backward(out)
+        ctx.slope = slope
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        if ctx.slope < 0:
+            raise RuntimeError(_NEGATIVE_SLOPE)
+        m = _mask(y > 0, g)
+        return g * (m * (1 - ctx.slope) + ctx.slope), None
+
+
+class EluResult(BuiltinFunction):
+    """elu_: y as Elu;  dx = g * (y > 0 ? scale : input_scale * (y + alpha * scale))."""
+    _backward_name = "EluBackward1"
+
+    @staticmethod
+    def forward(ctx, x, alpha, scale, input_scale):
+        out = Elu.forward(NULL_CTX, x, alpha, scale, input_scale)
+        ctx.save_for_backward(out)
+        ctx.args = (alpha, scale, input_scale)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        alpha, scale, input_scale = ctx.args
+        if alpha < 0:
+            raise RuntimeError(_NEGATIVE_ALPHA)
+        pos = _mask(y > 0, g)
+        return pos * (g * scale) + (1 - pos) * (g * input_scale * (y + alpha * scale)), None, \
+            None, None
+
+
+class CeluResult(EluResult):
+    """celu_: EluResult with input_scale = 1 / float32(alpha), as PyTorch's backward."""
+    _backward_name = "CeluBackward1"
+
+    @staticmethod
+    def backward(ctx, g):
+        alpha, scale, _ = ctx.args
+        ctx.args = (alpha, scale, 1.0 / float(np.float32(alpha)))
+        return EluResult.backward(ctx, g)
+
+
+class RreluWithNoiseResult(BuiltinFunction):
+    """rrelu_ (training): y = x * noise;  dx = g * noise (the output is saved all the same)."""
+    _backward_name = "RreluWithNoiseBackward1"
+
+    @staticmethod
+    def forward(ctx, x, noise):
+        out = x * noise
+        ctx.save_for_backward(out, noise)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.saved_tensors[1], None
+
+
+class ThresholdInPlace(Threshold):
+    """threshold_: as Threshold (PyTorch names its node ThresholdBackward1)."""
+    _backward_name = "ThresholdBackward1"
+
+
+INPLACE_VARIANTS = {LeakyRelu: LeakyReluResult, Elu: EluResult, Celu: CeluResult,
+                    RreluWithNoise: RreluWithNoiseResult, Threshold: ThresholdInPlace}
 
 
 def float_input(x):

@@ -89,46 +89,96 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
                     requires_grad=requires_grad)
 
 
+def _iteration_order(shape, strides):
+    """The dims of a tensor, outermost first, in the order PyTorch's TensorIterator walks it
+    (an insertion sort by stride from the innermost dim; ties leave dims where they are)."""
+    def compare(d0, d1):  # > 0: d0 belongs inside d1
+        a, b = strides[d0], strides[d1]
+        if a == 0 or b == 0:
+            return 0
+        if a != b:
+            return 1 if a > b else -1
+        return 1 if shape[d0] > shape[d1] else 0
+    perm = list(range(len(shape) - 1, -1, -1))  # innermost first
+    for i in range(1, len(perm)):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = compare(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm[::-1]
+
+
 def _random_inplace(self, fn):
+    """Fill with ``fn(shape, contiguous)`` samples, drawn in PyTorch's (memory) order.
+
+    NOTE: PyTorch draws a non-contiguous tensor's samples in memory order (its
+    TensorIterator's), not in logical order; the samples go there in that order.
+    """
     self._check_inplace()
-    self._data[...] = fn()
+    data = self._data
+    if data.flags.c_contiguous:
+        data[...] = fn(data.shape, True)
+    else:
+        if not data.flags.writeable:
+            raise RuntimeError("unsupported operation: more than one element of the written-to "
+                               "tensor refers to a single memory location. Please clone() the "
+                               "tensor before performing the operation.")
+        perm = _iteration_order(data.shape, data.strides)
+        walk = data.transpose(perm)
+        walk[...] = np.reshape(fn(walk.shape, False), walk.shape)
     self._vc[0] += 1
     return self
 
 
 def uniform_(self, a=0.0, b=1.0, *, generator=None):
     from .. import _random as R
-    return _random_inplace(self, lambda: R.uniform(self._data.shape, self._data.dtype,
-                                                   float(a), float(b), generator))
+    return _random_inplace(self, lambda shape, _: R.uniform(shape, self._data.dtype, float(a),
+                                                            float(b), generator))
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     from .. import _random as R
-    return _random_inplace(self, lambda: R.normal(self._data.shape, self._data.dtype,
-                                                  float(mean), float(std), generator))
+    dt = self._data.dtype
+
+    def draw(shape, contiguous):
+        if contiguous or dt.kind != "f" or not float(std) >= 0.0:
+            return R.normal(shape, dt, float(mean), float(std), generator)
+        # NOTE: PyTorch's vectorised normal path is for contiguous tensors only
+        n = int(np.prod(shape))
+        return R._from_double(R._normal_scalar(R._gen(generator), n, float(mean), float(std)),
+                              dt).reshape(shape)
+    return _random_inplace(self, draw)
 
 
 def random_(self, from_=None, to=None, *, generator=None):
     from .. import _random as R
     if from_ is not None and to is None:
         from_, to = 0, from_
-    return _random_inplace(self, lambda: R.random_(self._data.shape, self._data.dtype, from_,
-                                                   to, generator))
+    return _random_inplace(self, lambda shape, _: R.random_(shape, self._data.dtype, from_,
+                                                            to, generator))
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
     from .. import _random as R
     if isinstance(p, Tensor):
-        return _random_inplace(self, lambda: R.bernoulli_tensor(
-            np.broadcast_to(p._data, self._data.shape), self._data.dtype, generator))
-    return _random_inplace(self, lambda: R.bernoulli_scalar(self._data.shape, float(p),
-                                                            self._data.dtype, generator))
+        probs = np.broadcast_to(p._data, self._data.shape)
+        if not self._data.flags.c_contiguous:
+            probs = probs.transpose(_iteration_order(self._data.shape, self._data.strides))
+        return _random_inplace(self, lambda shape, _: R.bernoulli_tensor(
+            probs, self._data.dtype, generator))
+    return _random_inplace(self, lambda shape, _: R.bernoulli_scalar(shape, float(p),
+                                                                     self._data.dtype,
+                                                                     generator))
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
     from .. import _random as R
-    return _random_inplace(self, lambda: R.exponential(self._data.shape, self._data.dtype,
-                                                       lambd, generator))
+    return _random_inplace(self, lambda shape, _: R.exponential(shape, self._data.dtype,
+                                                                lambd, generator))
 
 
 def install():

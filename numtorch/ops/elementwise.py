@@ -123,12 +123,14 @@ class Rsub(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
-        return (-g if ctx.alpha == 1 else g * -ctx.alpha), None
+        na, nb = ctx.needs_input_grad[:2]   # b is a tensor in torch.rsub(x, y)
+        return (-g if ctx.alpha == 1 else g * -ctx.alpha) if na else None, g if nb else None
 
 
 class Mul(BuiltinFunction):
     """out = a * b;  da = g * b, db = g * a."""
     _backward_name = "MulBackward0"
+    _saves_operands = True
     _wrapped_scalars = (0, 1)
 
     @staticmethod
@@ -415,12 +417,21 @@ Acos = _unary("Acos", np.arccos, lambda g, x, o: -g * (1 - x * x).rsqrt())
 Atan = _unary("Atan", np.arctan, lambda g, x, o: g / (x * x + 1))
 Sinh = _unary("Sinh", np.sinh, lambda g, x, o: g * x.cosh())
 Cosh = _unary("Cosh", np.cosh, lambda g, x, o: g * x.sinh())
-Tanh = _unary("Tanh", np.tanh, lambda g, x, o: TanhBackward.apply(g, o), uses="out")
+Tanh = _unary("Tanh", np.tanh, lambda g, x, o: tanh_backward(g, o), uses="out")
 Asinh = _unary("Asinh", np.arcsinh, lambda g, x, o: g * (x * x + 1).rsqrt())
 Acosh = _unary("Acosh", np.arccosh, lambda g, x, o: g * (x * x - 1).rsqrt())
 Atanh = _unary("Atanh", np.arctanh, lambda g, x, o: g / (1 - x * x))
-Sigmoid = _unary("Sigmoid", lambda x: _sigmoid(x), lambda g, x, o: SigmoidBackward.apply(g, o),
+Sigmoid = _unary("Sigmoid", lambda x: _sigmoid(x), lambda g, x, o: sigmoid_backward(g, o),
                  uses="out")
+
+
+def _tanh_bw(g, y):
+    # NOTE: a 0-d one (NumPy is faster so than with a Python 1); in place on a temporary
+    return _mul_into(g, np.subtract(scalar_array(1, y.dtype), np.multiply(y, y)))
+
+
+def _sigmoid_bw(g, y):
+    return _mul_into(g, np.multiply(np.subtract(scalar_array(1, y.dtype), y), y))
 
 
 class TanhBackward(BuiltinFunction):
@@ -435,16 +446,13 @@ class TanhBackward(BuiltinFunction):
             dt = binary_dtype(g, y)
             g, y = cast(g, dt), cast(y, dt)
         ctx.save_for_backward(g, y)
-        # NOTE: a 0-d one (NumPy is faster so than with a Python 1), and in place on fresh
-        # temporaries
-        t = np.subtract(scalar_array(1, dt), np.multiply(y, y))
-        return _mul_into(g, t)
+        return _tanh_bw(g, y)
 
     @staticmethod
     def backward(ctx, gg):
         g, y = ctx.saved_tensors
         ng, ny = ctx.needs_input_grad[:2]
-        return (TanhBackward.apply(gg, y) if ng else None), (gg * g * y * -2 if ny else None)
+        return (tanh_backward(gg, y) if ng else None), (gg * g * y * -2 if ny else None)
 
 
 class SigmoidBackward(BuiltinFunction):
@@ -459,15 +467,34 @@ class SigmoidBackward(BuiltinFunction):
             dt = binary_dtype(g, y)
             g, y = cast(g, dt), cast(y, dt)
         ctx.save_for_backward(g, y)
-        return _mul_into(g, np.multiply(np.subtract(scalar_array(1, dt), y), y))
+        return _sigmoid_bw(g, y)
 
 
     @staticmethod
     def backward(ctx, gg):
         g, y = ctx.saved_tensors
         ng, ny = ctx.needs_input_grad[:2]
-        return (SigmoidBackward.apply(gg, y) if ng else None), \
+        return (sigmoid_backward(gg, y) if ng else None), \
             (gg * g * (1 - 2 * y) if ny else None)
+
+
+def _fused_backward(cls, kernel):
+    """``cls.apply(g, y)``, computing ``kernel`` inline when nothing is recorded (the case
+    inside every first-order backward pass)."""
+    apply = cls.apply
+
+    def call(g, y):
+        if type(g) is Tensor and type(y) is Tensor and _B._interpose is None and \
+                not ((g._rg or y._rg) and STATE.enabled):
+            a, b = g._data, y._data
+            if a.dtype is b.dtype:
+                return _make(as_array(kernel(a, b)), None, False)
+        return apply(g, y)
+    return call
+
+
+tanh_backward = _fused_backward(TanhBackward, _tanh_bw)
+sigmoid_backward = _fused_backward(SigmoidBackward, _sigmoid_bw)
 
 
 def _mul_into(g, t):
@@ -587,14 +614,17 @@ class ClampTensor(BuiltinFunction):
         x, lo, hi = ctx.saved_tensors
         inside = ones_bool(x)
         glo = ghi = None
-        if lo is not None:
-            below = x < lo
-            inside = inside & ~below
-            glo = g * below.to(g.dtype)
-        if hi is not None:
-            above = x > hi
+        above = None
+        if hi is not None:  # NOTE: out = min(max(x, lo), hi): hi wins where lo > hi
+            above = (maximum(x, lo) if lo is not None else x) > hi
             inside = inside & ~above
             ghi = g * above.to(g.dtype)
+        if lo is not None:
+            below = x < lo
+            if above is not None:
+                below = below & ~above
+            inside = inside & ~below
+            glo = g * below.to(g.dtype)
         return g * inside.to(g.dtype), glo, ghi
 
 
@@ -800,19 +830,25 @@ def _unary_fn(cls, name):
     uses = cls.__dict__.get("_uses")
     record = _B.record_unary
 
-    def fn(input, *, out=None):
-        # NOTE: fast paths for float data and no out= (e.g. ``x.cos()`` in a backward
-        # formula, ``torch.sin(x)`` in a model): the op's forward is just its NumPy function
-        if np_fn is not None and out is None and type(input) is Tensor and \
-                _B._interpose is None:
-            d = input._data
-            if d.dtype.kind in "fc":
-                if input._rg and STATE.enabled:
-                    return record(cls, input, np_fn(d), uses)
-                r = np_fn(d)
-                return _make(r if type(r) is _ndarray else np.asarray(r), None, False)
+    def slow(input, *, out=None):
         result = apply(input)
         return result if out is None else _out(out, result)
+
+    if np_fn is None:
+        fn = slow
+    else:
+        def fn(input, *, out=None):
+            # NOTE: fast paths for float data and no out= (e.g. ``x.cos()`` in a backward
+            # formula, ``torch.sin(x)`` in a model): the forward is just the NumPy function
+            if type(input) is Tensor and out is None and _B._interpose is None:
+                d = input._data
+                if d.dtype.kind in "fc":
+                    if input._rg and STATE.enabled:
+                        return record(cls, input, np_fn(d), uses)
+                    r = np_fn(d)
+                    return _make(r if type(r) is _ndarray else np.asarray(r), None, False)
+            result = apply(input)
+            return result if out is None else _out(out, result)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}`` of ``input``."
     fn._unary_op = True  # installed directly as the Tensor method (see ops/__init__.py)

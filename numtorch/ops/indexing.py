@@ -27,10 +27,15 @@ def _convert_key(key):
     for k in key:
         if isinstance(k, Tensor):
             k = k._data
-            if k.dtype.kind == "f":
+            if k.dtype.kind in "fc":
                 raise IndexError("tensors used as indices must be long, int, byte or bool "
                                  "tensors")
-            basic = False
+            if k.ndim == 0 and k.dtype.kind in "iu" and k.dtype != np.uint8:
+                k = int(k)  # a 0-dim integer tensor indexes like an int (a view)
+            else:
+                if k.dtype == np.uint8:
+                    k = _uint8_mask(k)
+                basic = False
         elif isinstance(k, (list, tuple)):
             k = _list_key(k)
             basic = False
@@ -41,14 +46,49 @@ def _convert_key(key):
             basic = False
         elif isinstance(k, np.integer):
             k = int(k)
+        elif isinstance(k, str):
+            raise TypeError("new(): invalid data type 'str'")
         elif not isinstance(k, _BASIC):
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or "
                              "byte Variables are valid indices (got "
                              f"{type(k).__name__})")
         if type(k) is slice and k.step is not None and k.step <= 0:
-            raise ValueError("step must be greater than zero")
+            raise ValueError("slice step cannot be zero" if k.step == 0 else
+                             "step must be greater than zero")
         out.append(k)
     return tuple(out), basic
+
+
+def _uint8_mask(k):
+    import warnings
+    warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                  "torch.bool instead. (Triggered internally at "
+                  "/__w/pytorch/pytorch/aten/src/ATen/native/IndexingUtils.h:37.)",
+                  UserWarning, stacklevel=4)
+    return k.astype(bool)
+
+
+def _check_key(key, shape):
+    """PyTorch's errors for too many indices and for masks of the wrong shape."""
+    used = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else
+               0 if k is None or k is Ellipsis else 1 for k in key)
+    if used > len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    dim = 0
+    for k in key:
+        if k is Ellipsis:
+            dim += len(shape) - used
+        elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
+            part = shape[dim:dim + k.ndim]
+            for j, (m, n) in enumerate(zip(k.shape, part)):
+                if m != n:
+                    raise IndexError(
+                        f"The shape of the mask [{', '.join(map(str, k.shape))}] at index {j} "
+                        f"does not match the shape of the indexed tensor "
+                        f"[{', '.join(map(str, part))}] at index {j}")
+            dim += k.ndim
+        elif k is not None:
+            dim += 1
 
 
 def _list_key(k):
@@ -75,7 +115,7 @@ def _basic_name(key):
                 return SliceIndex
         elif k is None:
             return UnsqueezeIndex
-    return AliasIndex if all(k is Ellipsis or k == slice(None) for k in key) else SliceIndex
+    return AliasIndex if all(k is Ellipsis for k in key) else SliceIndex
 
 
 class BasicIndex(BuiltinFunction):
@@ -154,6 +194,7 @@ def getitem(x, key):
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     nkey, basic = _convert_key(key)
+    _check_key(nkey, x._data.shape)
     try:
         if basic:
             return _basic_name(nkey).apply(x, nkey)
@@ -218,6 +259,7 @@ def setitem(x, key, value):
     elif type(key) is tuple and any(k is True for k in key):
         key = tuple(None if k is True else k for k in key)
     nkey, basic = _convert_key(key)
+    _check_key(nkey, x._data.shape)
     try:
         if basic:
             view = _basic_name(nkey).apply(x, nkey)
@@ -270,8 +312,13 @@ class Gather(BuiltinFunction):
 
 
 def _check_index(index, op):
-    if not isinstance(index, Tensor) or index._data.dtype != np.int64:
-        raise RuntimeError(f"{op}(): Expected dtype int64 for index")
+    if not isinstance(index, Tensor) or index._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
+
+
+def _check_src(input, src):
+    if isinstance(src, Tensor) and src._data.dtype != input._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
 
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
@@ -350,8 +397,13 @@ class Scatter(BuiltinFunction):
         return gx, None, None, gsrc
 
 
+class ScatterValue(Scatter):
+    _backward_name = "ScatterBackward1"
+
+
 def scatter_add(input, dim, index, src):
     _check_index(index, "scatter_add")
+    _check_src(input, src)
     return ScatterAdd.apply(input, wrap_dim(dim, input.ndim), index, src)
 
 
@@ -365,9 +417,11 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
             return scatter_add(input, dim, index, s)
         raise NotImplementedError(f"numtorch does not support scatter(reduce='{reduce}') yet; "
                                   "use scatter_add")
+    _check_src(input, src)
     s = src if src is not None else value
     if not isinstance(s, Tensor):
         s = float(s) if input._data.dtype.kind in "fc" else s
+        return ScatterValue.apply(input, wrap_dim(dim, input.ndim), index, s)
     return Scatter.apply(input, wrap_dim(dim, input.ndim), index, s)
 
 
@@ -441,21 +495,52 @@ class MaskedFillTensor(MaskedFill):
     _backward_name = "MaskedFillBackward1"
 
 
+class MaskedSelect(BuiltinFunction):
+    """out = the elements of x (broadcast with mask) where mask;  dx = g put back there."""
+    _backward_name = "MaskedSelectBackward0"
+
+    @staticmethod
+    def forward(ctx, x, mask):
+        shape = np.broadcast_shapes(x.shape, mask.shape)
+        ctx.shape, ctx.key = shape, (np.broadcast_to(mask, shape),)
+        return np.broadcast_to(x, shape)[ctx.key]
+
+    @staticmethod
+    def backward(ctx, g):
+        return IndexAddInto.apply(g, ctx.shape, ctx.key), None
+
+
 def masked_select(input, mask):
-    shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
-    return getitem(input.expand(shape), mask.expand(shape))
+    """The elements of ``input`` where ``mask`` is True, as a 1-d tensor."""
+    if mask._data.dtype != np.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    return MaskedSelect.apply(input, mask)
+
+
+class Take(BuiltinFunction):
+    """out = x.flatten()[index];  dx = g added back at the index, in x's shape."""
+    _backward_name = "TakeBackward0"
+
+    @staticmethod
+    def forward(ctx, x, index):
+        ctx.shape, ctx.key = x.shape, (index.reshape(-1),)
+        return x.reshape(-1)[index]
+
+    @staticmethod
+    def backward(ctx, g):
+        flat = IndexAddInto.apply(g.reshape(-1), (int(np.prod(ctx.shape)),), ctx.key)
+        return flat.reshape(ctx.shape), None
 
 
 def take(input, index):
     """Elements of the flattened ``input`` at ``index``."""
-    flat = input.reshape(-1)
-    n = flat._data.shape[0]
+    n = input._data.size
     idx = index._data
     if idx.size and (idx.max() >= n or idx.min() < -n):
         bad = int(idx.max() if idx.max() >= n else idx.min())
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
                          "elements.")
-    return getitem(flat, index)
+    return Take.apply(input, index)
 
 
 def nonzero(input, *, as_tuple=False):

@@ -11,6 +11,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
+from .shape import Squeeze
 
 _make = Tensor._make
 
@@ -136,11 +137,36 @@ def dot(input, tensor):
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to "
                            f"have the same number of elements, but got {n} and {m} elements "
                            "respectively")
-    _check_same_dtype(input, tensor, "both vectors")
+    if input._data.dtype != tensor._data.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{D.SCALAR_NAMES[input.dtype]} and {D.SCALAR_NAMES[tensor.dtype]}")
     return Dot.apply(input, tensor)
 
 
-vdot = dot
+class Vdot(Dot):
+    """out = sum(conj(a) * b);  da = conj(g * b), db = g * conj(a)."""
+    _backward_name = "VdotBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.asarray(np.vdot(a, b))
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        na, nb = ctx.needs_input_grad[:2]
+        conj = (lambda t: t.conj()) if a.is_complex() else (lambda t: t)
+        return (conj(g * b) if na else None), (g * conj(a) if nb else None)
+
+
+def vdot(input, other):
+    """The dot product of ``input`` conjugated with ``other`` (1-d tensors)."""
+    dot(input, other) if input.ndim != 1 or other.ndim != 1 or \
+        input._data.dtype != other._data.dtype else None  # PyTorch's errors, as dot's
+    return Vdot.apply(input, other)
+
+
 inner_1d = dot
 
 
@@ -153,25 +179,121 @@ def matmul(input, other, *, out=None):
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{da}D and {db}D")
+    # NOTE: the same decomposition into dot/mv/mm/bmm and views as PyTorch's _matmul_impl,
+    # so results, gradients and grad_fn names match
     if da == 1 and db == 1:
         return dot(input, other)
-    if da == 2 and db == 2:
-        return mm(input, other)
     if da == 2 and db == 1:
         return mv(input, other)
-    if da == 1:
-        _check_mm(input.unsqueeze(0), other)
-        return MatmulND.apply(input.unsqueeze(0), other).squeeze(-2)
-    if db == 1:
-        _check_mm(input, other.unsqueeze(-1))
-        return MatmulND.apply(input, other.unsqueeze(-1)).squeeze(-1)
-    _check_mm(input, other)
-    try:
-        np.broadcast_shapes(input._data.shape[:-2], other._data.shape[:-2])
-    except ValueError:
-        raise RuntimeError("The size of tensor a must match the size of tensor b at "
-                           "non-singleton dimension") from None
-    return MatmulND.apply(input, other)
+    if da == 1 and db == 2:
+        return SqueezeInplace.apply(mm(input.unsqueeze(0), other), (0,))
+    if da == 2 and db == 2:
+        return mm(input, other)
+    if _should_fold(input, other):
+        return _matmul_folded(input, other)
+    return _matmul_batched(input, other)
+
+
+class SqueezeInplace(Squeeze):
+    """``squeeze_`` on a fresh result (PyTorch's matmul of a vector and a matrix)."""
+    _backward_name = "SqueezeBackward4"
+
+
+class UnsafeView(BuiltinFunction):
+    """out = x in a new shape, not tracked as a view (``_unsafe_view``);  dx = g reshaped."""
+    _backward_name = "UnsafeViewBackward0"
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.shape = x.shape
+        return x.reshape(shape)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.reshape(ctx.shape), None
+
+
+def _should_fold(t1, t2):
+    """PyTorch's should_fold: fold the batch dims of the larger operand into one matrix."""
+    larger = t1.ndim >= t2.ndim
+    big = t1 if larger else t2.mT
+    small_dim = t2.ndim if larger else t1.ndim
+    if not (big.ndim >= 3 and small_dim <= 2):
+        return False
+    if (t2 if larger else t1)._rg:
+        return True
+    if t1.ndim == 2:
+        return False
+    if big.numel() == 0:
+        return True
+    shape, strides = big.shape, big.stride()
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(big.ndim - 2))
+
+
+def _matmul_folded(tensor1, tensor2):
+    transpose = tensor2.ndim > tensor1.ndim
+    t1 = tensor2.mT if transpose else tensor1
+    t2 = (tensor1.t() if tensor1.ndim == 2 else tensor1) if transpose else tensor2
+    out_shape = list(t1.shape[:-1])
+    folded = int(np.prod(out_shape))
+    t1_folded = t1.reshape(folded, t1.shape[-1])
+    if t2.ndim == 2:
+        out_shape.append(t2.shape[1])
+        _check_mm(t1_folded, t2)
+        output = UnsafeView.apply(t1_folded.mm(t2), tuple(out_shape))
+        return output.mT.contiguous() if transpose else output
+    _check_mv(t1_folded, t2)
+    return UnsafeView.apply(t1_folded.mv(t2), tuple(out_shape))
+
+
+def _matmul_batched(tensor1, tensor2):
+    d1, d2 = tensor1.ndim, tensor2.ndim
+    n = tensor1.shape[-2] if d1 > 1 else 1
+    m1 = tensor1.shape[-1]
+    batch1 = tuple(tensor1.shape[:max(d1 - 2, 0)])
+    m2 = tensor2.shape[-2] if d2 > 1 else tensor2.shape[0]
+    p = tensor2.shape[-1] if d2 > 1 else 1
+    batch2 = tuple(tensor2.shape[:max(d2 - 2, 0)])
+    if d1 == 3 and d2 == 3 and batch1[0] != batch2[0]:
+        if batch1[0] == 1 and tensor1._rg:
+            return matmul(tensor1.squeeze(0), tensor2)
+        if batch2[0] == 1 and tensor2._rg:
+            return matmul(tensor1, tensor2.squeeze(0))
+    out_shape = list(_broadcast_batch(batch1, batch2))
+    product = int(np.prod(out_shape))
+    t1 = tensor1.expand(tuple(out_shape) + (n, m1)).reshape(product, n, m1)
+    if d2 == 1:
+        t2 = tensor2.expand(tuple(out_shape) + (m2,)).reshape(product, m2).unsqueeze(2)
+    else:
+        t2 = tensor2.expand(tuple(out_shape) + (m2, p)).reshape(product, m2, p)
+    if d1 > 1:
+        out_shape.append(n)
+    if d2 > 1:
+        out_shape.append(p)
+    prod = t1.bmm(t2)
+    if d2 == 1:
+        prod = prod.squeeze(-1)
+    return UnsafeView.apply(prod, tuple(out_shape))
+
+
+def _broadcast_batch(a, b):
+    """``infer_size`` with PyTorch's error for batch shapes that do not broadcast."""
+    n = max(len(a), len(b))
+    out = []
+    for k in range(n, 0, -1):
+        x = a[-k] if k <= len(a) else 1
+        y = b[-k] if k <= len(b) else 1
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
+                               f"({y}) at non-singleton dimension {n - k}")
+        out.append(y if x == 1 else x)
+    return tuple(out)
+
+
+def _check_mv(mat, vec):
+    if mat._data.shape[1] != vec._data.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({mat._data.shape[0]}), mat "
+                           f"({_dims(mat._data.shape)}), vec ({vec._data.shape[0]})")
 
 
 def outer(input, vec2):
@@ -211,20 +333,108 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return Addmm.apply(input, mat1, mat2, beta, alpha)
 
 
+def _scaled_add(c, product, beta, alpha):
+    """beta * c + alpha * product, where beta == 0 ignores c (nan included), as in PyTorch."""
+    out = product * alpha if alpha != 1 else product
+    if beta == 0:
+        return np.array(np.broadcast_to(out, np.broadcast_shapes(c.shape, out.shape)))
+    return out + (c * beta if beta != 1 else c)
+
+
+class Addmv(BuiltinFunction):
+    """out = beta c + alpha (m @ v);  dc = beta g, dm = alpha outer(g, v), dv = alpha m^T g."""
+    _backward_name = "AddmvBackward0"
+
+    @staticmethod
+    def forward(ctx, c, m, v, beta, alpha):
+        ctx.save_for_backward(m, v)
+        ctx.beta, ctx.alpha = beta, alpha
+        return _scaled_add(c, np.matmul(m, v), beta, alpha)
+
+    @staticmethod
+    def backward(ctx, g):
+        m, v = ctx.saved_tensors
+        nc, nm, nv = ctx.needs_input_grad[:3]
+        return ((g * ctx.beta if nc else None), (outer(g, v) * ctx.alpha if nm else None),
+                (m.mT.mv(g) * ctx.alpha if nv else None), None, None)
+
+
+class Addr(BuiltinFunction):
+    """out = beta c + alpha outer(u, v);  du = alpha g @ v, dv = alpha g^T @ u."""
+    _backward_name = "AddrBackward0"
+
+    @staticmethod
+    def forward(ctx, c, u, v, beta, alpha):
+        ctx.save_for_backward(u, v)
+        ctx.beta, ctx.alpha = beta, alpha
+        return _scaled_add(c, np.outer(u, v), beta, alpha)
+
+    @staticmethod
+    def backward(ctx, g):
+        u, v = ctx.saved_tensors
+        nc, nu, nv = ctx.needs_input_grad[:3]
+        return ((g * ctx.beta if nc else None), (g.mv(v) * ctx.alpha if nu else None),
+                (g.t().mv(u) * ctx.alpha if nv else None), None, None)
+
+
+class Baddbmm(BuiltinFunction):
+    """out = beta c + alpha (b1 @ b2) per batch;  db1 = alpha g b2^T, db2 = alpha b1^T g."""
+    _backward_name = "BaddbmmBackward0"
+
+    @staticmethod
+    def forward(ctx, c, b1, b2, beta, alpha):
+        ctx.save_for_backward(b1, b2)
+        ctx.beta, ctx.alpha = beta, alpha
+        return _scaled_add(c, np.matmul(b1, b2), beta, alpha)
+
+    @staticmethod
+    def backward(ctx, g):
+        b1, b2 = ctx.saved_tensors
+        nc, n1, n2 = ctx.needs_input_grad[:3]
+        return ((g * ctx.beta if nc else None), (g.bmm(b2.mT) * ctx.alpha if n1 else None),
+                (b1.mT.bmm(g) * ctx.alpha if n2 else None), None, None)
+
+
+class Addbmm(BuiltinFunction):
+    """out = beta c + alpha sum_b (b1 @ b2);  db1 = alpha g b2^T, db2 = alpha b1^T g per batch."""
+    _backward_name = "AddbmmBackward0"
+
+    @staticmethod
+    def forward(ctx, c, b1, b2, beta, alpha):
+        ctx.save_for_backward(b1, b2)
+        ctx.beta, ctx.alpha = beta, alpha
+        return _scaled_add(c, np.matmul(b1, b2).sum(0), beta, alpha)
+
+    @staticmethod
+    def backward(ctx, g):
+        b1, b2 = ctx.saved_tensors
+        nc, n1, n2 = ctx.needs_input_grad[:3]
+        gb = g.unsqueeze(0).expand(b1.shape[0], *g.shape)
+        return ((g * ctx.beta if nc else None), (gb.bmm(b2.mT) * ctx.alpha if n1 else None),
+                (b1.mT.bmm(gb) * ctx.alpha if n2 else None), None, None)
+
+
 def addmv(input, mat, vec, *, beta=1, alpha=1):
-    return input * beta + mv(mat, vec) * alpha
+    """``beta * input + alpha * (mat @ vec)``."""
+    mv(mat, vec) if mat.ndim != 2 or vec.ndim != 1 else None  # PyTorch's shape errors
+    return Addmv.apply(input, mat, vec, beta, alpha)
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
-    return input * beta + outer(vec1, vec2) * alpha
+    """``beta * input + alpha * outer(vec1, vec2)``."""
+    return Addr.apply(input, vec1, vec2, beta, alpha)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    return input * beta + bmm(batch1, batch2) * alpha
+    """``beta * input + alpha * (batch1 @ batch2)`` per batch."""
+    bmm(batch1, batch2) if batch1.ndim != 3 or batch2.ndim != 3 else None
+    return Baddbmm.apply(input, batch1, batch2, beta, alpha)
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    return input * beta + bmm(batch1, batch2).sum(0) * alpha
+    """``beta * input + alpha * sum of batch1[i] @ batch2[i]``."""
+    bmm(batch1, batch2) if batch1.ndim != 3 or batch2.ndim != 3 else None
+    return Addbmm.apply(input, batch1, batch2, beta, alpha)
 
 
 def linear(input, weight, bias=None):
@@ -263,31 +473,130 @@ class Einsum(BuiltinFunction):
 
 
 def _einsum_grad(target, out, others, g, ops, x):
-    """Gradient for one einsum operand; repeated indices (diagonals) are not supported."""
-    if len(set(target)) != len(target):
-        raise NotImplementedError("numtorch's einsum backward does not support repeated "
-                                  "indices in one operand")
+    """Gradient for one einsum operand: g contracted with the other operands into this one's
+    labels; constant along labels only it has; on the diagonal for a repeated label; summed
+    over dims it broadcast."""
+    uniq = "".join(dict.fromkeys(target))
+    sizes = {c: x.shape[k] for k, c in enumerate(target)}
     present = set(out) | set("".join(others))
-    missing = [c for c in target if c not in present]
-    eq = ",".join([out] + others) + "->" + "".join(c for c in target if c not in missing)
-    grad = einsum(eq, g, *ops)
-    if missing:
-        shape = [x.shape[k] if c in missing else 1 for k, c in enumerate(target)]
-        view = [x.shape[k] if c not in missing else 1 for k, c in enumerate(target)]
-        grad = grad.reshape(view).expand([x.shape[k] for k in range(len(target))])
+    kept = "".join(c for c in uniq if c in present)
+    grad = einsum(",".join([out] + others) + "->" + kept, g, *ops)
+    if len(kept) != len(uniq):
+        view = [grad.shape[kept.index(c)] if c in kept else 1 for c in uniq]
+        grad = grad.reshape(view).expand([grad.shape[kept.index(c)] if c in kept else sizes[c]
+                                          for c in uniq])
+    if len(uniq) != len(target):
+        grad = _onto_diagonals(grad, uniq, target, sizes,
+                               set(target) | present | set(out))
+    if tuple(grad.shape) != tuple(x.shape):  # a label broadcast one way or the other
+        grad = grad.expand([max(a, b) for a, b in zip(grad.shape, x.shape)])
+        grad = grad.sum_to_size(x.shape)
     return grad
 
 
+def _onto_diagonals(grad, uniq, target, sizes, used):
+    """``grad`` over the distinct labels ``uniq``, placed on the diagonals of ``target``
+    (a label repeated there): each repeat becomes a fresh label tied by an identity matrix."""
+    from .._creation import eye
+    fresh = iter(c for c in _EINSUM_LETTERS if c not in used)
+    seen, labels, eyes, terms = set(), [], [], []
+    for c in target:
+        if c in seen:
+            f = next(fresh)
+            labels.append(f)
+            terms.append(c + f)
+            eyes.append(eye(sizes[c], dtype=grad.dtype))
+        else:
+            seen.add(c)
+            labels.append(c)
+    return einsum(",".join([uniq] + terms) + "->" + "".join(labels), grad, *eyes)
+
+
+_EINSUM_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def _einsum_labels(term, where):
+    """A term's labels with '.' standing for its ellipsis, checked as PyTorch checks them."""
+    if term.count("...") > 1 or (term.replace("...", "", 1).count(".")):
+        if term.count("...") >= 1:
+            tail = "but an ellipsis (...)" if where == "output" else "for which an ellipsis"
+            raise RuntimeError(f"einsum(): found '.' for {where} {tail} was already found")
+        raise RuntimeError(f"einsum(): found '.' for {where} that is not part of any ellipsis")
+    labels = term.replace("...", ".")
+    for c in labels:
+        if c != "." and c not in _EINSUM_LETTERS:
+            raise RuntimeError(f"einsum(): invalid subscript given at index "
+                               f"{labels.index(c)} in the equation string, subscripts must be "
+                               "in [a-zA-Z]")
+    return labels
+
+
+def _expand_ellipses(terms, operands, fresh):
+    """Each operand's labels with its ellipsis dims as fresh letters (right-aligned)."""
+    counts = []
+    for k, (term, x) in enumerate(zip(terms, operands)):
+        n = len(term.replace(".", ""))
+        if "." in term:
+            if n > x.ndim:
+                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n}) "
+                                   f"is more than the number of dimensions ({x.ndim}) for "
+                                   f"operand {k}")
+        elif n != x.ndim:
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n}) does "
+                               f"not match the number of dimensions ({x.ndim}) for operand {k} "
+                               "and no ellipsis was given")
+        counts.append(x.ndim - n if "." in term else 0)
+    ell = "".join(fresh[:max(counts, default=0)])
+    out = [t.replace(".", ell[len(ell) - c:] if c else "") for t, c in zip(terms, counts)]
+    return out, ell
+
+
 def _normalize_equation(eq, operands):
+    """The equation with explicit labels only: '...' expanded, the output spelled out."""
     eq = eq.replace(" ", "")
-    if "..." in eq:
-        raise NotImplementedError("numtorch's einsum does not support '...' yet")
-    if "->" not in eq:
-        ins = eq.split(",")
-        letters = "".join(ins)
-        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
-        eq = eq + "->" + out
-    return eq
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) > len(operands):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the "
+                           "equation")
+    if len(terms) < len(operands):
+        raise RuntimeError("einsum(): more operands were provided than specified in the "
+                           "equation")
+    terms = [_einsum_labels(t, f"operand {k}") for k, t in enumerate(terms)]
+    used = set(eq)
+    terms, ell = _expand_ellipses(terms, operands, [c for c in _EINSUM_LETTERS
+                                                    if c not in used])
+    if arrow:
+        out = _einsum_labels(rhs, "output").replace(".", ell)
+        _check_einsum_output(out, terms)
+    else:
+        letters = "".join(terms)
+        out = ell + "".join(sorted(c for c in set(letters) - set(ell)
+                                   if letters.count(c) == 1))
+    _check_einsum_sizes(terms, operands)
+    return ",".join(terms) + "->" + out
+
+
+def _check_einsum_output(out, terms):
+    for c in out:
+        if out.count(c) > 1:
+            raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the "
+                               "output")
+        if not any(c in t for t in terms):
+            raise RuntimeError(f"einsum(): output subscript {c} does not appear in the "
+                               "equation for any input operand")
+
+
+def _check_einsum_sizes(terms, operands):
+    """Sizes of one label must be equal or 1 (broadcast), as PyTorch requires."""
+    seen = {}
+    for k, (term, x) in enumerate(zip(terms, operands)):
+        for c, n in zip(term, x.shape):
+            if n == 1:
+                continue
+            if seen.setdefault(c, n) != n:
+                raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {k} which "
+                                   f"does not broadcast with previously seen size {seen[c]}")
 
 
 def einsum(equation, *operands):
@@ -322,18 +631,56 @@ def kron(input, other):
     b = b.reshape((1,) * (n - b.ndim) + tuple(b.shape))
     ia = [d for k in range(n) for d in (a.shape[k], 1)]
     ib = [d for k in range(n) for d in (1, b.shape[k])]
-    return (a.reshape(ia) * b.reshape(ib)).reshape([a.shape[k] * b.shape[k] for k in range(n)])
+    return UnsafeView.apply(a.reshape(ia) * b.reshape(ib),
+                            tuple(a.shape[k] * b.shape[k] for k in range(n)))
+
+
+class Cross(BuiltinFunction):
+    """out = a x b along dim;  da = b x g, db = g x a."""
+    _backward_name = "LinalgCrossBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, dim):
+        ctx.save_for_backward(a, b)
+        ctx.dim = dim
+        shape = np.broadcast_shapes(a.shape, b.shape)
+        return np.cross(np.broadcast_to(a, shape), np.broadcast_to(b, shape), axis=dim)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        na, nb = ctx.needs_input_grad[:2]
+        return ((Cross.apply(b, g, ctx.dim) if na else None),
+                (Cross.apply(g, a, ctx.dim) if nb else None), None)
 
 
 def cross(input, other, dim=None):
+    """The cross product of 3-vectors along ``dim`` (the first dim of size 3 by default)."""
+    from ._util import wrap_dim
     if dim is None:
         dim = next(i for i, s in enumerate(input.shape) if s == 3)
-    a = [input.select(dim, i) for i in range(3)]
-    b = [other.select(dim, i) for i in range(3)]
-    from .shape import stack
-    return stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
-                  a[0] * b[1] - a[1] * b[0]], dim)
+    return Cross.apply(input, other, wrap_dim(dim, input.ndim))
+
+
+class Trace(BuiltinFunction):
+    """out = sum of the main diagonal;  dx = g on the diagonal, 0 elsewhere."""
+    _backward_name = "TraceBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.shape = x.shape
+        return np.asarray(np.trace(x))
+
+    @staticmethod
+    def backward(ctx, g):
+        from .shape import DiagEmbedInto
+        k = min(ctx.shape)
+        return DiagEmbedInto.apply(g.expand(k), ctx.shape, 0, 0, 1)
 
 
 def trace(input):
-    return input.diagonal().sum()
+    """The sum of the main diagonal of a matrix."""
+    if input.ndim != 2:
+        raise RuntimeError("trace: expected a matrix, but got tensor with dim "
+                           f"{input.ndim}")
+    return Trace.apply(input)

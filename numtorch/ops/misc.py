@@ -19,20 +19,13 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
-from ._util import wrap_dim, result_np, default_float_np
+from ._util import wrap_dim, result_np
 
 _make = Tensor._make
 
 
 def _const(a, dtype=None):
     return _make(np.asarray(a) if dtype is None else np.asarray(a, dtype), None, False)
-
-
-def _tensor_arg(x, ref=None):
-    if isinstance(x, Tensor):
-        return x
-    dt = ref._data.dtype if ref is not None else None
-    return _const(np.asarray(x, dt) if dt is not None else np.asarray(x, result_np(x)))
 
 
 # ---- differences and integrals ---------------------------------------------------------
@@ -397,13 +390,11 @@ def combinations(input, r=2, with_replacement=False):
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
-    if r == 0:
-        return _const(np.empty((0,), input._data.dtype))
+    if r == 0:  # empty, but in the graph as in PyTorch
+        return input[_const(np.zeros((0,), np.int64))]
     pick = (itertools.combinations_with_replacement if with_replacement else
             itertools.combinations)
     rows = np.array(list(pick(range(input.shape[0]), r)), np.int64).reshape(-1, r)
-    if rows.shape[0] == 0:
-        return _const(np.empty((0, r), input._data.dtype))
     return stack([input[_const(rows[:, k])] for k in range(r)], 1)
 
 
@@ -529,8 +520,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         wsum = n
         norm = n - correction
     else:
-        w = w.to(x.dtype)
-        wsum = w.sum()
+        wsum = w.sum()  # NOTE: in the weights' own dtype, as PyTorch does
         avg = (x * w).sum(1, keepdim=True) / wsum
         if aweights is None:
             norm = wsum - correction
@@ -757,3 +747,233 @@ METHODS = ["diff", "logcumsumexp", "histc", "histogram", "bincount", "renorm", "
            "frexp", "nextafter", "logaddexp2", "isreal", "positive", "det", "logdet",
            "slogdet", "inverse", "matrix_power", "pinverse", "svd", "qr", "cholesky", "dist"]
 INPLACE = ["renorm", "gcd", "lcm", "heaviside", "ldexp", "nextafter"]
+
+
+# ---- copies of view ops, splits ------------------------------------------------------------
+def _copy_of(view_name, doc):
+    def fn(input, *args, **kwargs):
+        res = getattr(input, view_name)(*args, **kwargs)
+        if isinstance(res, tuple):
+            return tuple(r.clone() for r in res)
+        return res.clone()
+    fn.__name__ = fn.__qualname__ = f"{view_name}_copy"
+    fn.__doc__ = f"``{view_name}`` returning a new tensor instead of a view. {doc}"
+    return fn
+
+
+diagonal_copy = _copy_of("diagonal", "")
+expand_copy = _copy_of("expand", "")
+permute_copy = _copy_of("permute", "")
+squeeze_copy = _copy_of("squeeze", "")
+t_copy = _copy_of("t", "")
+transpose_copy = _copy_of("transpose", "")
+unbind_copy = _copy_of("unbind", "")
+unfold_copy = _copy_of("unfold", "")
+unsqueeze_copy = _copy_of("unsqueeze", "")
+view_copy = _copy_of("view", "")
+narrow_copy = _copy_of("narrow", "")
+split_with_sizes_copy = _copy_of("split", "")
+
+
+def alias_copy(input):
+    """A copy of ``input``."""
+    return input.clone()
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    """Split into pieces of the listed sizes along ``dim``."""
+    from .shape import split
+    return split(input, list(split_sizes), dim)
+
+
+def unsafe_split(input, split_size_or_sections, dim=0):
+    """``split`` (numtorch has no unchecked variant)."""
+    from .shape import split
+    return split(input, split_size_or_sections, dim)
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    """``chunk`` (numtorch has no unchecked variant)."""
+    from .shape import chunk
+    return chunk(input, chunks, dim)
+
+
+def _nsplit(input, sections, dim, op, min_dims):
+    from .shape import tensor_split
+    if input.ndim < min_dims:
+        raise RuntimeError(f"torch.{op} requires a tensor with at least {min_dims} dimension, "
+                           f"but got a tensor with {input.ndim} dimensions!")
+    if isinstance(sections, int) and input.shape[dim] % sections:
+        raise RuntimeError(f"torch.{op} attempted to split along dimension {dim}, but the size "
+                           f"of the dimension {input.shape[dim]} is not divisible by the split_"
+                           f"size {sections}!")
+    return tensor_split(input, sections, dim)
+
+
+def hsplit(input, indices_or_sections):
+    """Split along dim 1 (dim 0 for 1-d tensors)."""
+    return _nsplit(input, indices_or_sections, 1 if input.ndim > 1 else 0, "hsplit", 1)
+
+
+def vsplit(input, indices_or_sections):
+    """Split along dim 0 of a tensor with at least 2 dims."""
+    return _nsplit(input, indices_or_sections, 0, "vsplit", 2)
+
+
+def dsplit(input, indices_or_sections):
+    """Split along dim 2 of a tensor with at least 3 dims."""
+    return _nsplit(input, indices_or_sections, 2, "dsplit", 3)
+
+
+# ---- creation-like and whole-tensor ops --------------------------------------------------------
+def fill(input, value):
+    """A tensor like ``input`` filled with ``value`` (a number or 0-d tensor)."""
+    from .._creation import full_like
+    if isinstance(value, Tensor):
+        return input * 0 + value.to(input.dtype)
+    if input.requires_grad:  # PyTorch's result is in the graph (with a zero gradient)
+        return input * 0 + value
+    return full_like(input, value)
+
+
+def zero_(input):
+    """Fill ``input`` with zeros in place."""
+    return input.zero_()
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None,
+                  requires_grad=False):
+    """A 0-d tensor holding ``s`` (the default float dtype unless ``dtype`` is given)."""
+    from .._creation import tensor
+    return tensor(s, dtype=dtype if dtype is not None else D.get_default_dtype(),
+                  requires_grad=requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """An uninitialised tensor of ``size`` (numtorch tensors are contiguous; ``stride`` is
+    accepted for compatibility)."""
+    from .._creation import empty
+    return empty(tuple(size), dtype=dtype, requires_grad=requires_grad)
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   requires_grad=False, pin_memory=False):
+    """An uninitialised tensor of ``size`` (the memory layout is numtorch's own)."""
+    from .._creation import empty
+    return empty(tuple(size), dtype=dtype, requires_grad=requires_grad)
+
+
+def nonzero_static(input, *, size, fill_value=-1):
+    """``nonzero`` padded with ``fill_value`` (or truncated) to exactly ``size`` rows."""
+    found = np.argwhere(input._data).astype(np.int64)[:size]
+    out = np.full((size, input.ndim), fill_value, np.int64)
+    out[:found.shape[0]] = found
+    return _const(out)
+
+
+def constant_pad_nd(input, pad, value=0):
+    """Pad the last dims by ``pad`` (left, right pairs from the last dim) with ``value``;
+    negative pads trim."""
+    from .shape import cat
+    from .._creation import full
+    x = input
+    for k in range(len(pad) // 2):
+        d = input.ndim - 1 - k
+        left, right = pad[2 * k], pad[2 * k + 1]
+        if left < 0:
+            x = x.narrow(d, -left, x.shape[d] + left)
+        if right < 0:
+            x = x.narrow(d, 0, x.shape[d] + right)
+        parts = [x]
+        for n, at_end in ((left, False), (right, True)):
+            if n > 0:
+                shape = list(x.shape)
+                shape[d] = n
+                block = full(shape, value, dtype=x.dtype)
+                parts = parts + [block] if at_end else [block] + parts
+        x = cat(parts, d) if len(parts) > 1 else x
+    return x
+
+
+def sum_to_size(input, *size):
+    """``input`` summed down to the broadcast-compatible ``size``."""
+    from .reduction import sum_to_shape
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    if not size:  # PyTorch sums to a 0-d target even from 0-d (ints become int64)
+        return input.sum()
+    return sum_to_shape(input, tuple(size))
+
+
+# ---- matrix exponential ------------------------------------------------------------------
+class MatrixExp(BuiltinFunction):
+    """out = exp(A);  dA = the upper-right block of exp([[A^H, G], [0, A^H]])."""
+    _backward_name = "LinalgMatrixExpBackward0"
+
+    @staticmethod
+    def forward(ctx, A):
+        from .special_ops import _scipy_linalg
+        expm = _scipy_linalg().expm
+        ctx.save_for_backward(A)
+        if A.shape[-1] == 0:
+            return A.copy()
+        return np.asarray(expm(A.astype(np.complex128 if A.dtype.kind == "c" else
+                                        np.float64))).astype(A.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        from .shape import cat
+        (A,) = ctx.saved_tensors
+        n = A.shape[-1]
+        Ah = A.transpose(-2, -1).conj() if A.is_complex() else A.transpose(-2, -1)
+        zero = Ah * 0
+        big = cat([cat([Ah, g], -1), cat([zero, Ah], -1)], -2)
+        return matrix_exp(big)[..., :n, n:]
+
+
+def matrix_exp(input):
+    """The matrix exponential of the square matrices in the last two dims (SciPy's expm)."""
+    if input.ndim < 2 or input.shape[-1] != input.shape[-2]:
+        raise RuntimeError("linalg.matrix_exp: A must be batches of square matrices, but they "
+                           f"are {input.shape[-2]} by {input.shape[-1]} matrices")
+    x = input if input._data.dtype.kind in "fc" else input.to(D.get_default_dtype())
+    return MatrixExp.apply(x)
+
+
+METHODS += ["diagonal_copy", "expand_copy", "permute_copy", "squeeze_copy", "t_copy",
+            "transpose_copy", "unbind_copy", "unfold_copy", "unsqueeze_copy", "view_copy",
+            "narrow_copy", "split_with_sizes", "unsafe_split", "unsafe_chunk", "hsplit",
+            "vsplit", "dsplit", "sum_to_size", "matrix_exp", "nonzero_static"]
+
+
+# ---- resizing in place ------------------------------------------------------------------------
+def resize_(input, *sizes, memory_format=None):
+    """Give ``input`` the shape ``sizes`` in place, keeping its first elements (new ones are
+    uninitialised, here zeros)."""
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    if input.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    new = np.zeros(tuple(int(n) for n in sizes), input._data.dtype)
+    n = min(new.size, input._data.size)
+    new.reshape(-1)[:n] = input._data.reshape(-1)[:n]
+    input._data = new
+    input._vc[0] += 1
+    return input
+
+
+def resize_as_(input, the_template, *, memory_format=None):
+    """``resize_`` to the shape of ``the_template``."""
+    return resize_(input, tuple(the_template.shape))
+
+
+def _new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None,
+                       requires_grad=False, pin_memory=False):
+    from .._creation import empty
+    return empty(tuple(size), dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+Tensor.resize_ = resize_
+Tensor.resize_as_ = resize_as_
+Tensor.new_empty_strided = _new_empty_strided

@@ -21,7 +21,8 @@ def _dims_arg(dim, ndim):
     """Normalised reduction dims (all dims when ``dim`` is None or empty)."""
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
         return tuple(range(ndim))
-    return wrap_dims(dim, ndim)
+    dims = wrap_dims(dim, ndim)
+    return dims if ndim else ()  # a 0-dim tensor accepts dim 0 or -1: nothing to reduce
 
 
 def expand_grad(g, shape, dims, keepdim):
@@ -110,12 +111,15 @@ class Mean(BuiltinFunction):
         for d in dims:
             n *= x.shape[d]
         ctx.n = n
+        if n == 0:  # NOTE: nan, as PyTorch gives, without NumPy's empty-slice warning
+            return as_array(np.sum(x, axis=dims, keepdims=keepdim, dtype=npdt) / n)
         return as_array(np.mean(x, axis=dims, keepdims=keepdim, dtype=npdt)).astype(
             npdt, copy=False)
 
     @staticmethod
     def backward(ctx, g):
-        return expand_grad(g / ctx.n, ctx.shape, ctx.dims, ctx.keepdim), None, None, None
+        # NOTE: expanded first, then divided (as PyTorch does): an empty input gets no nan
+        return expand_grad(g, ctx.shape, ctx.dims, ctx.keepdim) / ctx.n, None, None, None
 
 
 class MeanAll(Mean):
@@ -139,9 +143,29 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return _write_out(out, Mean.apply(input, _dims_arg(dim, x.ndim), keepdim, npdt))
 
 
+class Nansum(BuiltinFunction):
+    """out = sum of the non-nan elements over dims;  dx = g where x is not nan, else 0."""
+    _backward_name = "NansumBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim, npdt):
+        ctx.save_for_backward(x)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        return as_array(np.nansum(x, axis=dims, keepdims=keepdim, dtype=npdt))
+
+    @staticmethod
+    def backward(ctx, g):
+        from .elementwise import where
+        (x,) = ctx.saved_tensors
+        g = expand_grad(g, x._data.shape, ctx.dims, ctx.keepdim)
+        return where(x.isnan(), 0.0, g), None, None, None
+
+
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
-    from .elementwise import where, isnan
-    return sum(where(isnan(input), 0.0, input), dim, keepdim, dtype=dtype)
+    """Sum of elements over ``dim``, treating nan as zero."""
+    dims = _dims_arg(dim, input.ndim)
+    return Nansum.apply(input, dims, keepdim if dim is not None else False,
+                        _sum_dtype(input._data.dtype, dtype))
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
@@ -336,6 +360,15 @@ def argmin(input, dim=None, keepdim=False):
 
 def _arg(fn, input, dim, keepdim):
     x = input._data
+    name = "argmax" if fn is np.argmax else "argmin"
+    if x.dtype == np.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    if dim is None and x.size == 0:
+        raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() "
+                         "== 0.")
+    if dim is not None and x.ndim and x.shape[wrap_dim(dim, x.ndim)] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {wrap_dim(dim, x.ndim)} to have "
+                         "non-zero size.")
     if dim is None:
         res = np.asarray(fn(x.reshape(-1)), np.int64)
         if keepdim:
@@ -479,7 +512,25 @@ class Cumprod(BuiltinFunction):
         if g.ndim == 0:
             return g, None, None
         d = ctx.dim
+        if (x._data == 0).any():
+            return _cumprod_grad_with_zeros(g, x, d), None, None
         return (g * out).flip(d).cumsum(d).flip(d) / x, None, None
+
+
+def _cumprod_grad_with_zeros(g, x, d):
+    """dx_k = (prod of x_j, j < k) * s_k with s_k = g_k + x_(k+1) s_(k+1): no division, so
+    zeros are fine (a loop over the dim, in differentiable ops)."""
+    from .shape import stack
+    xs, gs = x.unbind(d), g.unbind(d)
+    n = len(xs)
+    s = [gs[-1]]
+    for k in range(n - 2, -1, -1):
+        s.append(gs[k] + xs[k + 1] * s[-1])
+    s.reverse()
+    prefix = [_make(np.ones(xs[0]._data.shape, x._data.dtype), None, False)]
+    for k in range(1, n):
+        prefix.append(prefix[-1] * xs[k - 1])
+    return stack([p * sk for p, sk in zip(prefix, s)], d)
 
 
 def cumprod(input, dim, *, dtype=None, out=None):
@@ -611,8 +662,8 @@ def _softmax_input(input, dim, dtype, op):
     if dtype is not None:
         input = input.to(dtype)
     elif input._data.dtype.kind not in "fc":
-        raise RuntimeError(f'"{op}_lastdim_kernel_impl" not implemented for '
-                           f"'{_TYPE_NAMES.get(input.dtype.name, input.dtype.name)}'")
+        raise NotImplementedError(f'"{op}_lastdim_kernel_impl" not implemented for '
+                                  f"'{_TYPE_NAMES.get(input.dtype.name, input.dtype.name)}'")
     return input, wrap_dim(dim, input.ndim)
 
 

@@ -141,6 +141,13 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     d = wrap_dim(dim, input.ndim)
     shape = input._data.shape
+    sizes = tuple(int(s) for s in sizes)
+    known = int(np.prod([s for s in sizes if s != -1]))
+    if (-1 not in sizes and known != shape[d]) or (-1 in sizes and (known == 0 or
+                                                                   shape[d] % known)):
+        raise RuntimeError(f"unflatten: Provided sizes [{', '.join(map(str, sizes))}] don't "
+                           f"multiply up to the size of dim {d} ({shape[d]}) in the input "
+                           "tensor")
     sizes = _infer_shape(sizes, shape[d], "unflatten")
     return view(input, shape[:d] + tuple(sizes) + shape[d + 1:])
 
@@ -172,7 +179,7 @@ class Transpose(BuiltinFunction):
     @staticmethod
     def forward(ctx, x, d0, d1):
         ctx.d0, ctx.d1 = d0, d1
-        return np.swapaxes(x, d0, d1)
+        return np.swapaxes(x, d0, d1) if x.ndim else x.view()  # 0-d: dims 0 and -1 alias
 
     @staticmethod
     def backward(ctx, g):
@@ -191,7 +198,10 @@ def permute(input, *dims):
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
                            f"not match the length of the desired ordering of dimensions i.e. "
                            f"input.dim() = {n} is not equal to len(dims) = {len(dims)}")
-    return Permute.apply(input, wrap_dims(dims, n))
+    wrapped = tuple(wrap_dim(d, n) for d in dims)
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return Permute.apply(input, wrapped)
 
 
 def transpose(input, dim0, dim1):
@@ -213,10 +223,28 @@ def t(input):
     return T.apply(input, 0, 1)
 
 
+_T_WARNINGS = {
+    "nd": "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+          "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+          "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
+          "reverse the dimensions of a tensor. (Triggered internally at "
+          "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)",
+    "0d": "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
+          "cases. (Triggered internally at "
+          "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4321.)",
+}
+_t_warned = set()  # PyTorch warns once per process about each
+
+
 def T_property(input):
     n = input.ndim
     if n == 2:
         return Permute.apply(input, (1, 0))
+    kind = "0d" if n == 0 else "nd"
+    if kind not in _t_warned:
+        import warnings
+        _t_warned.add(kind)
+        warnings.warn(_T_WARNINGS[kind], UserWarning, stacklevel=3)
     return Permute.apply(input, tuple(range(n - 1, -1, -1)))
 
 
@@ -259,7 +287,8 @@ def expand(input, *sizes):
     sizes = _shape_args(sizes)
     shape = input._data.shape
     if len(sizes) < len(shape):
-        raise RuntimeError(f"expand(torch.{D.LEGACY_NAMES[input.dtype]}{{[{', '.join(map(str, shape))}]}}, "
+        dims = ", ".join(map(str, shape))
+        raise RuntimeError(f"expand(torch.{D.LEGACY_NAMES[input.dtype]}{{[{dims}]}}, "
                            f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided "
                            f"({len(sizes)}) must be greater or equal to the number of dimensions "
                            f"in the tensor ({len(shape)})")
@@ -322,6 +351,10 @@ class SqueezeAll(Squeeze):
     _backward_name = "SqueezeBackward0"
 
 
+class SqueezeDims(Squeeze):
+    _backward_name = "SqueezeBackward2"
+
+
 def squeeze(input, dim=None):
     """Remove size-1 dims (all of them, or those in ``dim``)."""
     n = input.ndim
@@ -329,6 +362,8 @@ def squeeze(input, dim=None):
         return SqueezeAll.apply(input, tuple(i for i, s in enumerate(input._data.shape)
                                              if s == 1))
     dims = wrap_dims(dim, n) if n else ()
+    if isinstance(dim, (tuple, list)):
+        return SqueezeDims.apply(input, dims)
     return Squeeze.apply(input, dims)
 
 
@@ -550,7 +585,7 @@ def cat(tensors, dim=0, *, out=None):
     """Concatenate tensors along an existing dim."""
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     ref = next((t for t in tensors if not (t.ndim == 1 and t._data.shape[0] == 0)), tensors[0])
     d = wrap_dim(dim, ref.ndim)
     _check_cat_shapes(tensors, ref, d)
@@ -640,14 +675,16 @@ def atleast_1d(t):
 
 
 def atleast_2d(t):
-    return t.reshape(1, -1) if t.ndim < 2 else t
+    if t.ndim == 0:
+        return t.reshape(1, 1)
+    return t.unsqueeze(0) if t.ndim == 1 else t
 
 
 def atleast_3d(t):
     if t.ndim == 0:
         return t.reshape(1, 1, 1)
     if t.ndim == 1:
-        return t.reshape(1, -1, 1)
+        return t.unsqueeze(0).unsqueeze(-1)
     if t.ndim == 2:
         return t.unsqueeze(-1)
     return t
@@ -820,8 +857,10 @@ class Roll(BuiltinFunction):
 
 
 def roll(input, shifts, dims=None):
+    """``input`` shifted circularly by ``shifts`` along ``dims`` (the flattened tensor when
+    ``dims`` is None)."""
     if dims is None:
-        return Roll.apply(input.flatten(), shifts, 0).view(input.shape)
+        return Roll.apply(input, shifts, None)
     if isinstance(shifts, (list, tuple)):
         shifts, dims = tuple(shifts), wrap_dims(dims, input.ndim)
     else:
@@ -873,30 +912,97 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         dim = 0
     d = wrap_dim(dim, input.ndim)
     n = input._data.shape[d]
-    reps = repeats._data if isinstance(repeats, Tensor) else np.full(n, repeats)
+    if not isinstance(repeats, Tensor):  # as PyTorch: unsqueeze, expand, copy, view
+        shape = list(input._data.shape)
+        expanded = unsqueeze(input, d + 1).expand(shape[:d + 1] + [int(repeats)] +
+                                                  shape[d + 1:])
+        shape[d] *= int(repeats)
+        return view(Clone.apply(expanded, "C"), tuple(shape))
+    reps = repeats._data
     idx = np.repeat(np.arange(n), np.broadcast_to(reps, (n,)))
     return index_select(input, d, _make(idx.astype(np.int64), None, False))
 
 
+class Tril(BuiltinFunction):
+    """out = x with entries above diagonal k zeroed;  dx = tril(g, k)."""
+    _backward_name = "TrilBackward0"
+
+    @staticmethod
+    def forward(ctx, x, k):
+        ctx.k = k
+        return np.tril(x, k)
+
+    @staticmethod
+    def backward(ctx, g):
+        return Tril.apply(g, ctx.k), None
+
+
+class Triu(BuiltinFunction):
+    """out = x with entries below diagonal k zeroed;  dx = triu(g, k)."""
+    _backward_name = "TriuBackward0"
+
+    @staticmethod
+    def forward(ctx, x, k):
+        ctx.k = k
+        return np.triu(x, k)
+
+    @staticmethod
+    def backward(ctx, g):
+        return Triu.apply(g, ctx.k), None
+
+
+def _check_matrix(input, op):
+    if input.ndim < 2:
+        raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions.")
+
+
 def tril(input, diagonal=0):
-    mask = _make(np.tri(*input._data.shape[-2:], k=diagonal, dtype=bool), None, False)
-    from .elementwise import where
-    return where(mask, input, _make(np.zeros((), input._data.dtype), None, False))
+    """The lower triangle (on and below diagonal ``diagonal``) of the last two dims."""
+    _check_matrix(input, "tril")
+    return Tril.apply(input, diagonal)
 
 
 def triu(input, diagonal=0):
-    mask = _make(~np.tri(*input._data.shape[-2:], k=diagonal - 1, dtype=bool), None, False)
-    from .elementwise import where
-    return where(mask, input, _make(np.zeros((), input._data.dtype), None, False))
+    """The upper triangle (on and above diagonal ``diagonal``) of the last two dims."""
+    _check_matrix(input, "triu")
+    return Triu.apply(input, diagonal)
+
+
+class DiagEmbed(BuiltinFunction):
+    """out = zeros with x on a diagonal of the last two dims;  dx = that diagonal of g."""
+    _backward_name = "DiagEmbedBackward0"
+
+    @staticmethod
+    def forward(ctx, x, shape, offset, d1, d2):
+        return DiagEmbedInto.forward(ctx, x, shape, offset, d1, d2)
+
+    @staticmethod
+    def backward(ctx, g):
+        return diagonal(g, *ctx.args), None, None, None, None
+
+
+class DiagonalCopy(BuiltinFunction):
+    """out = a copy of a diagonal (``torch.diag`` of a matrix);  dx = g on that diagonal."""
+    _backward_name = "DiagonalBackward0_copy"
+
+    @staticmethod
+    def forward(ctx, x, offset):
+        ctx.shape, ctx.offset = x.shape, offset
+        return np.diagonal(x, offset).copy()
+
+    @staticmethod
+    def backward(ctx, g):
+        return DiagEmbedInto.apply(g, ctx.shape, ctx.offset, 0, 1), None
 
 
 def diag(input, diagonal=0):
+    """A square matrix with ``input`` (1-d) on a diagonal, or a matrix's diagonal (a copy)."""
     if input.ndim == 1:
         n = input._data.shape[0] + builtins_abs(diagonal)
-        from .._creation import zeros
-        z = zeros(n, n, dtype=input.dtype)
-        return z + DiagEmbedInto.apply(input, (n, n), diagonal, 0, 1)
-    return diagonal_fn(input, diagonal)
+        return DiagEmbed.apply(input, (n, n), diagonal, 0, 1)
+    if input.ndim != 2:
+        raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{input.ndim}D")
+    return DiagonalCopy.apply(input, diagonal)
 
 
 def builtins_abs(v):
@@ -909,13 +1015,58 @@ diagonal_fn = diagonal
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     n = input._data.shape[-1] + builtins_abs(offset)
     shape = input._data.shape[:-1] + (n, n)
-    return DiagEmbedInto.apply(input, shape, offset, len(shape) - 2, len(shape) - 1)
+    return DiagEmbed.apply(input, shape, offset, len(shape) - 2, len(shape) - 1)
 
 
 def unfold(input, dimension, size, step):
-    """Sliding windows of ``size`` with ``step`` along ``dimension`` (a copy)."""
+    """Sliding windows of ``size`` with ``step`` along ``dimension`` (a view); the windows
+    make a new last dim."""
     d = wrap_dim(dimension, input.ndim)
-    n = input._data.shape[d]
-    starts = range(0, n - size + 1, step)
-    pieces = [narrow(input, d, s, size).movedim(d, -1).unsqueeze(d) for s in starts]
-    return cat(pieces, d)
+    n = input._data.shape[d] if input.ndim else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is "
+                           f"{size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return Unfold.apply(input, d, size, step)
+
+
+class Unfold(BuiltinFunction):
+    """out[..., i, ..., k] = x[..., i * step + k, ...];  dx = g summed back into the windows."""
+    _backward_name = "UnfoldBackward0"
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, x, d, size, step):
+        ctx.shape, ctx.args = x.shape, (d, size, step)
+        if x.ndim == 0:
+            return x.reshape(1)
+        windows = np.lib.stride_tricks.sliding_window_view(x, size, axis=d, writeable=True)
+        return windows[(slice(None),) * d + (slice(None, None, step),)]
+
+    @staticmethod
+    def backward(ctx, g):
+        return UnfoldBackward.apply(g, ctx.shape, *ctx.args), None, None, None
+
+
+class UnfoldBackward(BuiltinFunction):
+    """out = windows ``g`` added back into an input of ``shape``;  dg = unfold(gg)."""
+    _backward_name = "UnfoldBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, shape, d, size, step):
+        ctx.args = (d, size, step)
+        out = np.zeros(shape, g.dtype)
+        if not shape:
+            return g.reshape(())
+        windows = np.lib.stride_tricks.sliding_window_view(out, size, axis=d, writeable=True)
+        view = windows[(slice(None),) * d + (slice(None, None, step),)]
+        # NOTE: windows overlap when step < size: add them one at a time
+        for i in range(view.shape[d]):
+            key = (slice(None),) * d + (i,)
+            view[key] += g[key]
+        return out
+
+    @staticmethod
+    def backward(ctx, gg):
+        return Unfold.apply(gg, *ctx.args), None, None, None, None

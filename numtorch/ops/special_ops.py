@@ -36,6 +36,16 @@ def _scipy_special():
     return scipy.special
 
 
+def _scipy_linalg():
+    """``scipy.linalg``, or an ImportError saying how to install it."""
+    try:
+        import scipy.linalg
+    except ImportError:
+        raise ImportError("numtorch's LU, geqrf and matrix_exp need SciPy: pip install scipy"
+                          ) from None
+    return scipy.linalg
+
+
 def _compute(fn, *arrays):
     """``fn(scipy.special, *float64 arrays)`` as an ndarray in the operands' float dtype."""
     dt = float_np(result_np(*arrays))
@@ -63,7 +73,7 @@ def _unary(name, bw, fn, grad=None):
     return type(name, (BuiltinFunction,), {
         "_backward_name": bw, "__doc__": f"Elementwise special function {name}.",
         "forward": staticmethod(forward), "backward": staticmethod(backward),
-        "__module__": __name__})
+        "__module__": __name__, "differentiable": grad is not None})
 
 
 Erf = _unary("Erf", "ErfBackward0", lambda sc, x: sc.erf(x),
@@ -383,8 +393,9 @@ def _polynomial(x, n, kind):
 
 
 class Polynomial(BuiltinFunction):
-    """out = p_n(x) for an orthogonal polynomial family (no derivative)."""
-    _backward_name = "NotImplemented"
+    """out = p_n(x) for an orthogonal polynomial family (no derivative: as in PyTorch, the
+    public functions return a result outside the graph)."""
+    _backward_name = "SpecialPolynomialBackward0"
 
     @staticmethod
     def forward(ctx, x, n, kind, shift):
@@ -404,7 +415,8 @@ def _polynomial_op(input, n, kind, shift=False):
     input, n = operand(input), operand(n)
     if not isinstance(input, Tensor):
         input = _make(np.asarray(input, result_np(input)), None, False)
-    return Polynomial.apply(input, n, kind, shift)
+    n = n.detach() if isinstance(n, Tensor) else n
+    return Polynomial.apply(input.detach(), n, kind, shift)
 
 
 METHODS = ["erf", "erfc", "erfinv", "lgamma", "digamma", "i0", "sinc", "mvlgamma", "igamma",

@@ -10,8 +10,9 @@ from .adamax import Adamax
 from .nadam import NAdam
 from .radam import RAdam
 from .lbfgs import LBFGS
+from .sparse_adam import SparseAdam
 from . import lr_scheduler
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "RAdam", "LBFGS", "lr_scheduler"]
+           "NAdam", "RAdam", "LBFGS", "SparseAdam", "lr_scheduler"]
 

@@ -18,7 +18,8 @@ __all__ = ["Adam"]
 
 
 class Adam(Optimizer):
-    """m = lerp(m, g, 1 - b1); v = b2 v + (1 - b2) g^2; p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps)."""
+    """m = lerp(m, g, 1 - b1); v = b2 v + (1 - b2) g^2;
+    p -= lr / bc1 * m / (sqrt(v) / sqrt(bc2) + eps)."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,

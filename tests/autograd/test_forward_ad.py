@@ -319,3 +319,33 @@ def test_no_dual_path_has_no_hook():
     with fw.dual_level():
         assert _base._interpose is not None
     assert _base._interpose is None
+
+
+def test_clamp_with_crossing_tensor_bounds(torch):
+    """Regression: where min > max, clamp gives max, so only max gets gradient/tangent."""
+    def run(lib):
+        f64 = lib.float64
+        x, lo, hi = (lib.tensor(v, dtype=f64, requires_grad=True) for v in
+                     ([0.2, 0.5, 0.9, 0.5], [0.3, 0.6, 0.3, 0.1], [0.1, 0.4, 0.8, 0.1]))
+        lib.clamp(x, lo, hi).sum().backward()
+        fw = lib.autograd.forward_ad
+        with fw.dual_level():
+            duals = [fw.make_dual(t.detach(), lib.tensor([1.0, 2.0, 3.0, 4.0], dtype=f64) * k)
+                     for t, k in ((x, 1), (lo, 10), (hi, 100))]
+            tangent = fw.unpack_dual(lib.clamp(*duals)).tangent
+        return x.grad, lo.grad, hi.grad, tangent
+    check_same(run)
+
+
+def test_rsub_with_tensor_other(torch):
+    """Regression: torch.rsub(x, y) gives y its gradient (and tangent)."""
+    def run(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = lib.tensor([3.0, 4.0], requires_grad=True)
+        lib.rsub(x, y, alpha=2).sum().backward()
+        fw = lib.autograd.forward_ad
+        with fw.dual_level():
+            out = lib.rsub(fw.make_dual(x.detach(), lib.ones(2)),
+                           fw.make_dual(y.detach(), lib.tensor([5.0, 7.0])), alpha=2)
+            return x.grad, y.grad, fw.unpack_dual(out).tangent
+    check_same(run)

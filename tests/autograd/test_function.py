@@ -154,6 +154,38 @@ def test_needs_input_grad_and_ctx_attributes(torch):
     check_same(fn)
 
 
+def test_needs_input_grad_inside_forward_and_setup_context(torch):
+    def fn(lib):
+        seen = []
+
+        class Classic(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b, k):
+                seen.append(("forward", ctx.needs_input_grad))
+                return a * b * k
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, g, None
+
+        class Setup(lib.autograd.Function):
+            @staticmethod
+            def forward(a, b, k=2.0):
+                return a * b * k
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                seen.append(("setup", ctx.needs_input_grad, len(inputs)))
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, g, None
+        Classic.apply(_leaf(lib), lib.ones(3), 2.0)
+        Setup.apply(lib.ones(3), _leaf(lib))
+        return seen
+    check_same(fn)
+
+
 def test_saved_tensors_identity_and_none(torch):
     def fn(lib):
         seen = []

@@ -48,7 +48,23 @@ BATCHED = [
     ("linear_activations", lambda t, x, w: t.nn.functional.gelu(t.nn.functional.linear(
         t.nn.functional.silu(x), w)).softmax(-1), [_b(4, 3), _b(2, 3)]),
     ("mse_loss", lambda t, x, y: t.nn.functional.mse_loss(x, y), [_b(4, 3), _b(4, 3)]),
+    ("in_place", lambda t, x, y: _in_place(x, y), [_b(4, 2, 3), _b(4, 3)]),
+    ("conv2d", lambda t, x, w: t.nn.functional.conv2d(x, w, padding=1, stride=2),
+     [_b(4, 1, 2, 5, 5), _b(3, 2, 3, 3)]),
+    ("conv1d_batched_weights", lambda t, x, w: t.nn.functional.conv1d(x, w, groups=2),
+     [_b(4, 2, 4, 6), _b(4, 6, 2, 3)]),
+    ("cross_entropy", lambda t, x: t.nn.functional.cross_entropy(x, t.tensor([1, 0])) +
+     t.nn.functional.nll_loss(x.log_softmax(1), t.tensor([2, 1]), reduction="sum"),
+     [_b(4, 2, 3)]),
 ]
+
+
+def _in_place(x, y):
+    z = x.clone()
+    z.mul_(2).add_(y).exp_()
+    z[0] = 5.0
+    z[1, 1:].copy_(y[:2])
+    return z
 
 
 UNBATCHED = _b(3)
@@ -96,8 +112,6 @@ LOOPED = [
     ("comparison", lambda t, x: (x > 0).float() * x + (x == x.max()).float()),
     ("isnan_nan_to_num", lambda t, x: t.nan_to_num(x.log()) + t.isnan(x.log()).float()),
     ("argmax", lambda t, x: t.nn.functional.one_hot(x.argmax(), 3).float() * x),
-    ("cross_entropy", lambda t, x: t.nn.functional.cross_entropy(x.unsqueeze(0),
-                                                                 t.tensor([1]))),
 ]
 
 
@@ -120,9 +134,11 @@ def test_per_sample_gradients_are_batched_and_fast():
     per_sample = F.vmap(F.grad(loss), in_dims=(None, 0, 0))
     per_sample(params, x, y)
     before = dict(_batch_rules.STATS), dict(_vmap.STATS)
-    t0 = time.perf_counter()
-    got = per_sample(params, x, y)
-    t_vmap = time.perf_counter() - t0
+    t_vmap = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        got = per_sample(params, x, y)
+        t_vmap = min(t_vmap, time.perf_counter() - t0)
     assert (dict(_batch_rules.STATS), dict(_vmap.STATS)) == before
     t0 = time.perf_counter()
     loop = [F.grad(loss)(params, x[i], y[i]) for i in range(64)]
@@ -135,6 +151,21 @@ def test_per_sample_gradients_are_batched_and_fast():
 
 
 W = _b(3, 2)
+
+
+def test_per_sample_cross_entropy_gradients(torch):
+    def run(lib):
+        F = lib.func
+        w = lib.tensor(W, dtype=lib.float32)
+        x = lib.tensor(np.arange(12.0).reshape(4, 3) / 10, dtype=lib.float32)
+        y = lib.tensor([0, 1, 1, 0])
+
+        def loss(w, xi, yi):
+            return lib.nn.functional.cross_entropy((xi @ w).unsqueeze(0), yi.unsqueeze(0))
+        return F.vmap(F.grad(loss), in_dims=(None, 0, 0))(w, x, y)
+    before = dict(_batch_rules.STATS), dict(_vmap.STATS)
+    check_same(run)
+    assert (dict(_batch_rules.STATS), dict(_vmap.STATS)) == before
 
 
 def test_per_sample_gradients_match_torch(torch):

@@ -17,7 +17,8 @@ MODULES = [
     "numtorch.nn.modules.instancenorm", "numtorch.nn.modules.linear",
     "numtorch.nn.modules.loss", "numtorch.nn.modules.misc",
     "numtorch.nn.modules.normalization", "numtorch.nn.modules.padding",
-    "numtorch.nn.modules.pooling", "numtorch.nn.modules.rnn", "numtorch.nn.modules.sparse", "numtorch.nn.modules.utils",
+    "numtorch.nn.modules.pooling", "numtorch.nn.modules.rnn", "numtorch.nn.modules.sparse",
+    "numtorch.nn.modules.transformer", "numtorch.nn.modules.utils",
     "numtorch.nn.modules.hooks_backward", "numtorch.optim.optimizer", "numtorch.optim.sgd",
     "numtorch.optim.adam", "numtorch.optim.adamw", "numtorch.optim.rmsprop",
     "numtorch.optim.adagrad", "numtorch.optim.adadelta", "numtorch.optim.adamax",
@@ -26,6 +27,11 @@ MODULES = [
     "numtorch.utils.data._collate", "numtorch.utils.data.dataloader",
     "numtorch.utils.data._worker", "numtorch.optim.lbfgs", "numtorch.nn.utils",
     "numtorch.nn.utils.clip_grad", "numtorch.nn.utils.convert_parameters",
+    "numtorch.nn.utils.rnn", "numtorch.utils.data._fetch", "numtorch.utils.data._single_process",
+    "numtorch.utils.data._multiprocessing", "numtorch.multiprocessing", "numtorch.ops.ctc",
+    "numtorch.ops.metadata_inplace", "numtorch.ops.weight_norm", "numtorch.nn.utils.parametrize",
+    "numtorch.nn.utils.parametrizations", "numtorch.nn.utils.weight_norm",
+    "numtorch.nn.utils.spectral_norm", "numtorch.optim.sparse_adam",
 ]
 
 

@@ -56,6 +56,9 @@ LAYERS = [
     (lambda nn: nn.LocalResponseNorm(2), [a(2, 4, 3)]),
     (lambda nn: nn.Embedding(10, 3), [idx(10, 2, 4)]),
     (lambda nn: nn.Embedding(10, 3, padding_idx=2, max_norm=1.0), [idx(10, 6)]),
+    (lambda nn: nn.EmbeddingBag(10, 3), [idx(10, 3, 4)]),
+    (lambda nn: nn.EmbeddingBag(10, 3, mode="max", padding_idx=1), [idx(10, 3, 4)]),
+    (lambda nn: nn.EmbeddingBag(10, 3, mode="sum", padding_idx=2), [idx(3, 4, 3)]),
     (lambda nn: nn.Dropout(0.3), [a(4, 5)]),
     (lambda nn: nn.Dropout1d(0.3), [a(4, 5, 2)]),
     (lambda nn: nn.Dropout2d(0.3), [a(2, 5, 2, 2)]),
@@ -82,6 +85,16 @@ LAYERS = [
     (lambda nn: nn.LSTMCell(3, 4), [a(5, 3)]),
     (lambda nn: nn.GRUCell(3, 4), [a(3)]),
     (lambda nn: nn.RNNCell(3, 4, bias=False), [a(5, 3)]),
+    (lambda nn: nn.MultiheadAttention(8, 2), [a(5, 2, 8), a(6, 2, 8), a(6, 2, 8)]),
+    (lambda nn: nn.MultiheadAttention(8, 4, batch_first=True, add_bias_kv=True,
+                                      add_zero_attn=True, dropout=0.2), [a(2, 5, 8)] * 3),
+    (lambda nn: nn.MultiheadAttention(8, 2, kdim=3, vdim=5, bias=False),
+     [a(5, 2, 8), a(6, 2, 3), a(6, 2, 5)]),
+    (lambda nn: nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16), 2), [a(5, 2, 8)]),
+    (lambda nn: nn.TransformerEncoderLayer(8, 2, 16, batch_first=True, norm_first=True,
+                                           activation="gelu"), [a(2, 5, 8)]),
+    (lambda nn: nn.TransformerDecoderLayer(8, 2, 16), [a(4, 2, 8), a(5, 2, 8)]),
+    (lambda nn: nn.Transformer(8, 2, 1, 1, 16), [a(5, 2, 8), a(4, 2, 8)]),
     (lambda nn: nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Dropout(0.2), nn.Linear(8, 2)),
      [a(5, 4)]),
     (lambda nn: nn.Sequential(nn.Conv2d(1, 4, 3), nn.BatchNorm2d(4), nn.ReLU(),
@@ -117,6 +130,7 @@ def _run(lib, make, inputs):
 
 
 @pytest.mark.filterwarnings("ignore:LSTM with projections is not supported with oneDNN")
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")
 @pytest.mark.parametrize("make,inputs", LAYERS, ids=[str(i) for i in range(len(LAYERS))])
 def test_layer_matches_torch(torch, make, inputs):
     mine = _run(numtorch, make, inputs)
@@ -291,3 +305,36 @@ def test_padding_mode_error_lists_modes():
     with pytest.raises(ValueError, match="padding_mode must be one of .*but got "
                                          "padding_mode='mirror'"):
         numtorch.nn.Conv1d(2, 4, 3, padding_mode="mirror")
+
+
+def test_attention_masks_and_weights(torch):
+    q = a(2, 5, 8)
+    out = []
+    for lib in (numtorch, torch):
+        lib.manual_seed(0)
+        mha = lib.nn.MultiheadAttention(8, 4, batch_first=True)
+        kpm = lib.tensor([[False] * 4 + [True], [False] * 5])
+        mask = lib.ones(5, 5, dtype=lib.bool).triu(1)
+        x = lib.from_numpy(q.copy())
+        o, w = mha(x, x, x, key_padding_mask=kpm, attn_mask=mask, average_attn_weights=False)
+        out.append((o.detach().numpy(), w.detach().numpy(), mask.numpy()))
+    for m, r in zip(out[0], out[1]):
+        np.testing.assert_allclose(m, r, rtol=1e-5, atol=1e-6)
+
+
+def test_mismatched_mask_types_warn(torch):
+    for lib in (numtorch, torch):
+        mha = lib.nn.MultiheadAttention(4, 2)
+        x = lib.ones(3, 1, 4)
+        with pytest.warns(UserWarning, match="Support for mismatched key_padding_mask"):
+            mha(x, x, x, key_padding_mask=lib.zeros(1, 3, dtype=lib.bool),
+                attn_mask=lib.zeros(3, 3))
+
+
+def test_encoder_nested_tensor_warning(torch):
+    for lib in (numtorch, torch):
+        layer = lib.nn.TransformerEncoderLayer(8, 2, 16)
+        with pytest.warns(UserWarning, match="enable_nested_tensor is True, but self.use_nested"
+                                             "_tensor is False because encoder_layer.self_attn"
+                                             ".batch_first was not True"):
+            lib.nn.TransformerEncoder(layer, 2)

@@ -50,3 +50,27 @@ def test_clip_grad_norm_nonfinite_error():
         assert "is non-finite, so it cannot be clipped" in str(e)
     else:
         raise AssertionError("no error")
+
+
+def test_pad_sequence(torch):
+    def run(lib):
+        seqs = [lib.ones(2, 3), lib.ones(4, 3) * 2, lib.ones(1, 3) * 3]
+        a = lib.nn.utils.rnn.pad_sequence(seqs)
+        b = lib.nn.utils.rnn.pad_sequence(seqs, batch_first=True, padding_value=-1.0,
+                                          padding_side="left")
+        c = lib.nn.utils.rnn.unpad_sequence(a.clone(), lib.tensor([2, 4, 1]))
+        return a, b, c
+    assert plain(run(numtorch)) == plain(run(torch))
+
+
+def test_embedding_bag_offsets(torch):
+    def run(lib):
+        lib.manual_seed(0)
+        bag = lib.nn.EmbeddingBag(10, 3, mode="sum", include_last_offset=True)
+        w = lib.tensor([0.5, 1, 2, 1, 1, 3, 1, 2.0], requires_grad=True)
+        out = bag(lib.tensor([1, 2, 4, 5, 4, 3, 2, 9]), lib.tensor([0, 2, 2, 8]), w)
+        out.pow(2).sum().backward()
+        return out.detach(), bag.weight.grad, w.grad
+    mine, ref = run(numtorch), run(torch)
+    for m, r in zip(mine, ref):
+        np.testing.assert_allclose(m.numpy(), r.numpy(), rtol=1e-5, atol=1e-6)

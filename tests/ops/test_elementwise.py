@@ -93,7 +93,8 @@ def test_reflected_and_unary_operators(fn):
 
 def test_numpy_scalar_operands(torch):
     check_same(lambda lib: (lib.ones(2) * np.float64(2.5), lib.ones(2) + np.int64(3),
-                            np.float32(2) * lib.ones(2), lib.ones(2, dtype=lib.int32) * np.int64(2)))
+                            np.float32(2) * lib.ones(2),
+                            lib.ones(2, dtype=lib.int32) * np.int64(2)))
 
 
 # ---- unary math ----------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """``torch.utils.data`` against PyTorch: batch order for the same seed, collation, datasets,
-samplers, emulated workers and errors."""
+samplers, worker seeding and errors (worker processes in detail: test_workers.py)."""
 import math
 import random
 from collections import namedtuple
@@ -114,8 +114,7 @@ def _worker_run(lib):
 
 
 def test_workers_match_torch_processes(torch):
-    """numtorch emulates workers in-process; batches, worker seeds and the main stream match
-    PyTorch's real worker processes."""
+    """Batches, worker seeds and the main stream match PyTorch's worker processes."""
     assert _worker_run(numtorch) == _worker_run(torch)
 
 

@@ -11,7 +11,6 @@ import math
 
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
 from ._factory import new_param
 from .module import Module
 

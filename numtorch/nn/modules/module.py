@@ -10,6 +10,7 @@
 >>> [n for n, _ in Net().named_parameters()]
 ['w']
 """
+import functools
 import itertools
 from collections import OrderedDict, namedtuple
 
@@ -462,6 +463,8 @@ class Module:
         """Copy tensors from ``state_dict`` into this module's parameters and buffers."""
         if not hasattr(state_dict, "keys"):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        state_dict = OrderedDict(state_dict)  # the pre-hooks may rename keys in this copy
+        self._run_load_state_dict_pre_hooks(state_dict, strict)
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
@@ -489,6 +492,25 @@ class Module:
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
                 self._get_name(), "\n\t".join(errors)))
         return _IncompatibleKeysRepr(missing, unexpected)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """``hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs)`` runs before ``load_state_dict`` reads this module's entries (it may
+        edit ``state_dict``); ``with_module`` passes the module first."""
+        if with_module:
+            hook = functools.partial(hook, self)
+        return _add_hook(self._load_state_dict_pre_hooks, hook, False, None)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` runs before ``load_state_dict`` reads this module."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _run_load_state_dict_pre_hooks(self, state_dict, strict):
+        for name, mod in self.named_modules(remove_duplicate=False):
+            hooks = mod.__dict__.get("_load_state_dict_pre_hooks")
+            for hook in list(hooks.values()) if hooks else ():
+                hook(state_dict, name + "." if name else "", {}, strict, [], [], [])
 
     # ---- printing -----------------------------------------------------------------------
     def _get_name(self):

@@ -6,7 +6,7 @@ MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
 """
 from .. import functional as F
 from .module import Module
-from .utils import _pair, _single, _triple
+from .utils import _pair, _single
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d",
            "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",

@@ -1,9 +1,9 @@
 """Recurrent layers: ``RNN``, ``LSTM`` (with projections), ``GRU`` and their cells.
 
-Multi-layer, bidirectional, ``batch_first``, inter-layer dropout (PyTorch's random stream)
-and unbatched inputs. Each time step is composed of differentiable Tensor ops with the cell
-equations of PyTorch's CPU kernels; all weights start from U(-1/sqrt(hidden), 1/sqrt(hidden))
-drawn in registration order, as PyTorch draws them. Packed sequences are not supported yet.
+Multi-layer, bidirectional, ``batch_first``, inter-layer dropout (PyTorch's random stream),
+unbatched inputs and ``PackedSequence`` inputs (``nn.utils.rnn``). Each time step is composed of
+differentiable Tensor ops with the cell equations of PyTorch's CPU kernels; all weights start
+from U(-1/sqrt(hidden), 1/sqrt(hidden)) drawn in registration order, as PyTorch draws them.
 
 >>> import numtorch as torch
 >>> lstm = torch.nn.LSTM(3, 4, num_layers=2, batch_first=True)
@@ -14,7 +14,6 @@ drawn in registration order, as PyTorch draws them. Packed sequences are not sup
 import math
 import warnings
 
-from ..._tensor import Tensor
 from .. import functional as F
 from .. import init
 from ._factory import new_param
@@ -134,14 +133,15 @@ class RNNBase(Module):
         return s.format(**self.__dict__)
 
     # ---- checks -----------------------------------------------------------------------
-    def check_input(self, input):
+    def check_input(self, input, batch_sizes=None):
         w = self._flat_weights[0]
         if input.dtype != w.dtype:
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
                              f"({w.dtype}). Convert input: input.to({w.dtype}), or convert "
                              f"model: model.to({input.dtype})")
-        if input.dim() != 3:
-            raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
+        expected = 2 if batch_sizes is not None else 3
+        if input.dim() != expected:
+            raise RuntimeError(f"input must have {expected} dimensions, got {input.dim()}")
         if self.input_size != input.size(-1):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.size(-1)}")
@@ -165,28 +165,77 @@ class RNNBase(Module):
             args.append(params.get("weight_hr"))
         return args
 
-    def _run(self, x, hidden):
-        """x: (T, B, I) time-major; hidden: list per layer*direction of h or (h, c)."""
-        from ... import cat, stack
-        cell = _CELLS[self.mode]
+    def _run(self, x, hidden, batch_sizes=None):
+        """x: (T, B, I) time-major, or packed data (sum of lengths, I) with ``batch_sizes``;
+        hidden: list per layer*direction of h or (h, c)."""
+        from ... import cat
         directions = 2 if self.bidirectional else 1
         finals = []
         for layer in range(self.num_layers):
             outs = []
             for direction in range(directions):
                 k = layer * directions + direction
-                params = self._layer_params(layer, direction)
-                steps = range(x.shape[0] - 1, -1, -1) if direction else range(x.shape[0])
-                state, seq = hidden[k], [None] * x.shape[0]
-                for t in steps:
-                    state = cell(x[t], state, *params)
-                    seq[t] = state[0] if self.mode == "LSTM" else state
+                out, state = self._direction(x, hidden[k], self._layer_params(layer, direction),
+                                             direction == 1, batch_sizes)
                 finals.append(state)
-                outs.append(stack(seq, 0))
-            x = outs[0] if directions == 1 else cat(outs, 2)
+                outs.append(out)
+            x = outs[0] if directions == 1 else cat(outs, x.dim() - 1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
         return x, finals
+
+    def _direction(self, x, state, params, reverse, batch_sizes):
+        """(outputs, final state) of one layer in one direction."""
+        cell, lstm = _CELLS[self.mode], self.mode == "LSTM"
+        if batch_sizes is not None:
+            run = _packed_reverse if reverse else _packed_forward
+            return run(cell, x, batch_sizes, state, params, lstm)
+        from ... import stack
+        steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
+        seq = [None] * x.shape[0]
+        for t in steps:
+            state = cell(x[t], state, *params)
+            seq[t] = state[0] if lstm else state
+        return stack(seq, 0), state
+
+    def permute_hidden(self, hx, permutation):
+        """The hidden state with its batch (dim 1) reordered by ``permutation``."""
+        if permutation is None:
+            return hx
+        if self.mode == "LSTM":
+            return hx[0].index_select(1, permutation), hx[1].index_select(1, permutation)
+        return hx.index_select(1, permutation)
+
+    def _forward_packed(self, packed, hx, real_hidden):
+        """Forward of a PackedSequence: (PackedSequence output, final hidden state)."""
+        from ... import stack, zeros
+        from ..utils.rnn import PackedSequence
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        sizes = batch_sizes.tolist()
+        dirs = 2 if self.bidirectional else 1
+        lstm = self.mode == "LSTM"
+        if hx is None:
+            h0 = zeros(self.num_layers * dirs, sizes[0], real_hidden, dtype=data.dtype)
+            hx = (h0, zeros(self.num_layers * dirs, sizes[0], self.hidden_size,
+                            dtype=data.dtype)) if lstm else h0
+        else:
+            hx = self.permute_hidden(hx, sorted_indices)
+        self.check_input(data, sizes)
+        exp = (self.num_layers * dirs, sizes[0])
+        if lstm:
+            self.check_hidden_size(hx[0], exp + (real_hidden,),
+                                   "Expected hidden[0] size {}, got {}")
+            self.check_hidden_size(hx[1], exp + (self.hidden_size,),
+                                   "Expected hidden[1] size {}, got {}")
+            states = list(zip(hx[0].unbind(0), hx[1].unbind(0)))
+        else:
+            self.check_hidden_size(hx, exp + (real_hidden,))
+            states = list(hx.unbind(0))
+        out, finals = self._run(data, states, sizes)
+        hidden = (stack([f[0] for f in finals], 0), stack([f[1] for f in finals], 0)) \
+            if lstm else stack(finals, 0)
+        return (PackedSequence(out, batch_sizes, sorted_indices, unsorted_indices),
+                self.permute_hidden(hidden, unsorted_indices))
 
     def _forward(self, input, hx, real_hidden):
         """Shared forward: batching, default states, checks, then the recurrence."""
@@ -228,6 +277,51 @@ class RNNBase(Module):
         return out, hidden
 
 
+# ---- packed sequences (PyTorch's PackedLayer / ReversedPackedLayer) -----------------------
+def _slice_state(state, start, stop):
+    if isinstance(state, tuple):
+        return tuple(s[start:stop] for s in state)
+    return state[start:stop]
+
+
+def _cat_states(states):
+    from ... import cat
+    if isinstance(states[0], tuple):
+        return tuple(cat([s[k] for s in states], 0) for k in range(len(states[0])))
+    return cat(states, 0)
+
+
+def _packed_forward(cell, data, batch_sizes, state, params, lstm):
+    """Steps forward; a sequence's final state is set aside when the batch shrinks past it."""
+    from ... import cat
+    outs, ended, offset, last = [], [], 0, batch_sizes[0]
+    for size in batch_sizes:
+        if size < last:
+            ended.append(_slice_state(state, size, last))
+            state = _slice_state(state, 0, size)
+        last = size
+        state = cell(data[offset:offset + size], state, *params)
+        offset += size
+        outs.append(state[0] if lstm else state)
+    ended.append(state)
+    return cat(outs, 0), _cat_states(ended[::-1])
+
+
+def _packed_reverse(cell, data, batch_sizes, initial, params, lstm):
+    """Steps backward from the end; a sequence joins (from ``initial``) at its last step."""
+    from ... import cat
+    last = batch_sizes[-1]
+    state, outs, offset = _slice_state(initial, 0, last), [], data.shape[0]
+    for size in reversed(batch_sizes):
+        if size > last:
+            state = _cat_states([state, _slice_state(initial, last, size)])
+        offset -= size
+        last = size
+        state = cell(data[offset:offset + size], state, *params)
+        outs.append(state[0] if lstm else state)
+    return cat(outs[::-1], 0), state
+
+
 def _check_rnn_args(m, mode, dropout, num_layers, hidden_size, proj_size):
     if not isinstance(dropout, (int, float)) or isinstance(dropout, bool) or \
             not 0 <= dropout <= 1:
@@ -250,6 +344,11 @@ def _check_rnn_args(m, mode, dropout, num_layers, hidden_size, proj_size):
         raise ValueError("proj_size has to be smaller than hidden_size")
     if proj_size and mode != "LSTM":
         raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+
+
+def _is_packed(input):
+    from ..utils.rnn import PackedSequence
+    return isinstance(input, PackedSequence)
 
 
 def _batch_hidden(hx, batched, lstm):
@@ -294,6 +393,8 @@ class RNN(RNNBase):
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
+        if _is_packed(input):
+            return self._forward_packed(input, hx, self.hidden_size)
         return self._forward(input, hx, self.hidden_size)
 
 
@@ -309,6 +410,8 @@ class LSTM(RNNBase):
 
     def forward(self, input, hx=None):
         real = self.proj_size if self.proj_size > 0 else self.hidden_size
+        if _is_packed(input):
+            return self._forward_packed(input, hx, real)
         return self._forward(input, hx, real)
 
 
@@ -325,6 +428,8 @@ class GRU(RNNBase):
         super().__init__("GRU", *args, **kwargs)
 
     def forward(self, input, hx=None):
+        if _is_packed(input):
+            return self._forward_packed(input, hx, self.hidden_size)
         return self._forward(input, hx, self.hidden_size)
 
 

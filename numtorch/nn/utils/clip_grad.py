@@ -6,7 +6,6 @@
 >>> clip_grad_value_([w], 1.0); w.grad
 tensor([ 1., -1.])
 """
-import math
 import warnings
 
 from ..._tensor import Tensor

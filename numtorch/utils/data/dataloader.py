@@ -2,18 +2,21 @@
 
 With ``shuffle=True`` it draws from PyTorch's random stream in PyTorch's order (one int64 for
 the iterator's base seed, then one for the sampler's generator), so the same seed gives the
-same batches. ``num_workers > 0`` is emulated in-process (see ``_worker``).
+same batches. ``num_workers > 0`` runs worker processes (see ``_multiprocessing``) that
+deliver the same batches in the same order, with PyTorch's per-worker seeds.
 
 >>> import numtorch as torch
 >>> ds = TensorDataset(torch.arange(5.))
 >>> [b[0].tolist() for b in DataLoader(ds, batch_size=2)]
 [[0.0, 1.0], [2.0, 3.0], [4.0]]
 """
-import itertools
+import multiprocessing
+import os
+import warnings
 
-from ... import _dtype as D
 from ._collate import default_collate, default_convert
-from ._worker import EmulatedWorker
+from ._multiprocessing import MultiProcessingIter
+from ._single_process import SingleProcessIter
 from .dataset import IterableDataset, TensorDataset  # noqa: F401  (doctest)
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
@@ -48,10 +51,16 @@ class DataLoader:
         batch_size: samples per batch; ``None`` disables automatic batching.
         shuffle: reshuffle at every epoch (a RandomSampler).
         sampler, batch_sampler: custom index orders (exclusive with shuffle / batch options).
-        num_workers: emulated in-process workers (same batches and worker seeds as PyTorch).
+        num_workers: worker processes loading batches ahead (0: load in this process).
         collate_fn: merges a list of samples (``default_collate`` by default).
         drop_last: drop the last incomplete batch.
+        timeout: seconds to wait for a batch from the workers (0: forever).
+        worker_init_fn: called as ``fn(worker_id)`` in each worker after seeding.
+        multiprocessing_context: a start method name or context ('fork' on Linux if None).
         generator: the Generator for the base seed and the RandomSampler.
+        prefetch_factor: batches loaded ahead per worker (2 when workers are used).
+        persistent_workers: keep the workers alive between passes.
+        in_order: hand out batches in sampler order (else as they arrive).
     """
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
@@ -74,8 +83,8 @@ class DataLoader:
         self.prefetch_factor = 2 if num_workers > 0 and prefetch_factor is None else \
             prefetch_factor
         self.pin_memory, self.timeout = pin_memory, timeout
-        self.worker_init_fn, self.multiprocessing_context = worker_init_fn, \
-            multiprocessing_context
+        self.worker_init_fn = worker_init_fn
+        self.multiprocessing_context = multiprocessing_context
         self.persistent_workers, self.in_order = persistent_workers, in_order
         self.pin_memory_device = pin_memory_device
         self._dataset_kind = "iterable" if isinstance(dataset, IterableDataset) else "map"
@@ -131,15 +140,34 @@ class DataLoader:
                              f"{self.__class__.__name__} is initialized")
         super().__setattr__(attr, val)
 
+    @property
+    def multiprocessing_context(self):
+        return self.__multiprocessing_context
+
+    @multiprocessing_context.setter
+    def multiprocessing_context(self, context):
+        if context is not None:
+            if self.num_workers == 0:
+                raise ValueError("multiprocessing_context can only be used with multi-process "
+                                 "loading (num_workers > 0), but got num_workers=0")
+            context = _as_context(context)
+        self.__multiprocessing_context = context
+
     def __iter__(self):
         self.__dict__["_DataLoader__initialized"] = True
-        if self.persistent_workers and self.num_workers > 0 and self._iterator is not None:
-            self._iterator._reset()
-            return self._iterator
-        it = _LoaderIter(self)
         if self.persistent_workers and self.num_workers > 0:
-            self._iterator = it
-        return it
+            if self._iterator is None:
+                self._iterator = self._get_iterator()
+            else:
+                self._iterator._reset(self)
+            return self._iterator
+        return self._get_iterator()
+
+    def _get_iterator(self):
+        if self.num_workers == 0:
+            return SingleProcessIter(self)
+        self.check_worker_number_rationality()
+        return MultiProcessingIter(self)
 
     def __len__(self):
         if self._dataset_kind == "iterable":
@@ -152,111 +180,37 @@ class DataLoader:
         return len(self._index_sampler)
 
     def check_worker_number_rationality(self):
-        """Accepted for compatibility: emulated workers need no CPU checks."""
-
-
-class _LoaderIter:
-    """One pass over a DataLoader (PyTorch's single- and multi-process iterators in one)."""
-
-    def __init__(self, loader):
-        from ... import empty
-        self._loader = loader
-        self._dataset = loader.dataset
-        self._collate_fn = loader.collate_fn
-        self._auto_collation = loader._auto_collation
-        self._drop_last = loader.drop_last
-        self._num_workers = loader.num_workers
-        self._sampler_iter = iter(loader._index_sampler)
-        # PyTorch draws the workers' base seed on every new iterator, workers or not
-        self._base_seed = int(empty((), dtype=D.int64).random_(generator=loader.generator)
-                              .item())
-        self._num_yielded = 0
-        self._start()
-
-    def _start(self):
-        loader = self._loader
-        if self._num_workers == 0:
-            self._workers = None
-            self._fetchers = [self._make_fetcher()]
+        """Warn, as PyTorch does, when there are more workers than usable CPUs."""
+        if not self.num_workers:
             return
-        self._workers = [EmulatedWorker(self._dataset, i, self._num_workers, self._base_seed,
-                                        loader.worker_init_fn)
-                         for i in range(self._num_workers)]
-        self._fetchers = [w.run(self._make_fetcher) for w in self._workers]
-        self._alive = list(range(self._num_workers))
-        self._turn = 0
-
-    def _reset(self):
-        self._sampler_iter = iter(self._loader._index_sampler)
-        self._num_yielded = 0
-        self._fetchers = [w.run(self._make_fetcher) for w in self._workers]
-        self._alive = list(range(self._num_workers))
-        self._turn = 0
-
-    def _make_fetcher(self):
-        if self._loader._dataset_kind == "iterable":
-            return _IterableFetcher(self._dataset, self._auto_collation, self._collate_fn,
-                                    self._drop_last)
-        return _MapFetcher(self._dataset, self._auto_collation, self._collate_fn)
-
-    def __iter__(self):
-        return self
-
-    def __len__(self):
-        return len(self._loader)
-
-    def __next__(self):
-        if self._workers is None:
-            data = self._fetchers[0].fetch(next(self._sampler_iter))
+        checked = hasattr(os, "sched_getaffinity")
+        cpus = len(os.sched_getaffinity(0)) if checked else os.cpu_count()
+        if cpus is not None and self.num_workers <= cpus:
+            return
+        if cpus is None:
+            suggest = ("DataLoader is not able to compute a suggested max number of worker in "
+                       "current system.")
         else:
-            data = self._next_from_workers()
-        self._num_yielded += 1
-        return data
-
-    def _next_from_workers(self):
-        while self._alive:
-            wid = self._alive[self._turn % len(self._alive)]
-            index = next(self._sampler_iter)
-            try:
-                data = self._workers[wid].run(self._fetchers[wid].fetch, index)
-            except StopIteration:
-                # an IterableDataset replica ran dry: that worker stops, the others go on
-                self._alive.remove(wid)
-                continue
-            self._turn += 1
-            return data
-        raise StopIteration
+            suggest = (f"Our suggested max number of worker in current system is {cpus}"
+                       f"{'' if checked else ' (`cpuset` is not taken into account)'}, which "
+                       "is smaller than what this DataLoader is going to create.")
+        warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in "
+                      f"total. {suggest} Please be aware that excessive worker creation might "
+                      "get DataLoader running slow or even freeze, lower the worker number to "
+                      "avoid potential slowness/freeze if necessary.", stacklevel=2)
 
 
-class _MapFetcher:
-    def __init__(self, dataset, auto_collation, collate_fn):
-        self.dataset, self.auto_collation, self.collate_fn = dataset, auto_collation, \
-            collate_fn
-
-    def fetch(self, index):
-        if self.auto_collation:
-            getitems = getattr(self.dataset, "__getitems__", None)
-            data = getitems(index) if getitems else [self.dataset[i] for i in index]
-        else:
-            data = self.dataset[index]
-        return self.collate_fn(data)
-
-
-class _IterableFetcher:
-    def __init__(self, dataset, auto_collation, collate_fn, drop_last):
-        self.dataset_iter = iter(dataset)
-        self.auto_collation, self.collate_fn, self.drop_last = auto_collation, collate_fn, \
-            drop_last
-        self.ended = False
-
-    def fetch(self, index):
-        if self.ended:
-            raise StopIteration
-        if not self.auto_collation:
-            return self.collate_fn(next(self.dataset_iter))
-        data = list(itertools.islice(self.dataset_iter, len(index)))
-        if len(data) < len(index):
-            self.ended = True
-        if not data or (self.drop_last and len(data) < len(index)):
-            raise StopIteration
-        return self.collate_fn(data)
+def _as_context(context):
+    """A multiprocessing context from a start method name or a context object."""
+    if isinstance(context, str):
+        methods = multiprocessing.get_all_start_methods()
+        if context not in methods:
+            raise ValueError(f"multiprocessing_context option should specify a valid start "
+                             f"method in {methods!r}, but got "
+                             f"multiprocessing_context={context!r}")
+        context = multiprocessing.get_context(context)
+    if not isinstance(context, multiprocessing.context.BaseContext):
+        raise TypeError(f"multiprocessing_context option should be a valid context object or "
+                        f"a string specifying the start method, but got "
+                        f"multiprocessing_context={context}")
+    return context

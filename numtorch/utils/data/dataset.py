@@ -11,8 +11,6 @@ import itertools
 import math
 import warnings
 
-from ..._tensor import Tensor
-
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
            "ChainDataset", "Subset", "random_split"]
 

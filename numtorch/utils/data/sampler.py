@@ -8,7 +8,6 @@ pass, exactly as PyTorch does, so the same ``manual_seed`` gives the same batche
 [[0, 1], [2, 3], [4]]
 """
 from ... import _dtype as D
-from ..._tensor import Tensor
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
            "WeightedRandomSampler", "BatchSampler"]

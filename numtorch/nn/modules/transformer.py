@@ -1,0 +1,428 @@
+"""``MultiheadAttention`` and the Transformer family (encoder/decoder layers and stacks).
+
+Parameters are created and initialised in PyTorch's order (so the same seed gives the same
+weights, including the deep-copied identical layers of ``TransformerEncoder``); attention is
+the explicit softmax(q k^T / sqrt(d) + mask) v computation PyTorch's reference path uses.
+
+>>> import numtorch as torch
+>>> mha = torch.nn.MultiheadAttention(4, 2, batch_first=True)
+>>> out, w = mha(torch.ones(3, 5, 4), torch.ones(3, 6, 4), torch.ones(3, 6, 4))
+>>> out.shape, w.shape
+(torch.Size([3, 5, 4]), torch.Size([3, 5, 6]))
+"""
+import copy
+import math
+import warnings
+
+from ... import _dtype as D
+from .. import functional as F
+from .. import init
+from ._factory import new_param
+from .container import ModuleList
+from .dropout import Dropout
+from .linear import Linear
+from .module import Module
+from .normalization import LayerNorm
+
+__all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
+           "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """The output projection of MultiheadAttention (a Linear, named as in PyTorch)."""
+
+
+def _canonical_mask(mask, name, target_dtype):
+    """Bool masks become additive float masks (-inf where True), as PyTorch does."""
+    if mask is None:
+        return None
+    if mask.dtype is not D.bool_ and not mask.is_floating_point():
+        raise AssertionError(f"only bool and floating types of {name} are supported")
+    if mask.dtype is D.bool_:
+        from ... import zeros_like
+        return zeros_like(mask, dtype=target_dtype).masked_fill(mask, float("-inf"))
+    return mask
+
+
+def _project(query, key, value, mha):
+    """q, k, v projections (packed in_proj_weight or separate weights)."""
+    e = query.size(-1)
+    b = mha.in_proj_bias
+    bq, bk, bv = (None, None, None) if b is None else b.chunk(3)
+    if mha._qkv_same_embed_dim:
+        wq, wk, wv = mha.in_proj_weight.chunk(3)
+    else:
+        wq, wk, wv = mha.q_proj_weight, mha.k_proj_weight, mha.v_proj_weight
+    return F.linear(query, wq, bq), F.linear(key, wk, bk), F.linear(value, wv, bv)
+
+
+def _attn_mask(attn_mask, tgt, src, bsz, heads):
+    if attn_mask is None:
+        return None
+    if attn_mask.dim() == 2:
+        if tuple(attn_mask.shape) != (tgt, src):
+            raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should "
+                               f"be {(tgt, src)}.")
+        return attn_mask.unsqueeze(0)
+    if attn_mask.dim() == 3:
+        if tuple(attn_mask.shape) != (bsz * heads, tgt, src):
+            raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should "
+                               f"be {(bsz * heads, tgt, src)}.")
+        return attn_mask
+    raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+
+
+def _extend_keys(k, v, mask, kpm, mha, bsz, heads, head_dim):
+    """bias_k/bias_v rows and the zero-attention slot (add_zero_attn), masks padded along."""
+    from ... import cat, zeros
+    if mha.bias_k is not None:
+        k = cat([k, mha.bias_k.repeat(1, bsz, 1)])
+        v = cat([v, mha.bias_v.repeat(1, bsz, 1)])
+        mask = None if mask is None else F.pad(mask, (0, 1))
+        kpm = None if kpm is None else F.pad(kpm, (0, 1))
+    k = k.reshape(k.shape[0], bsz * heads, head_dim).transpose(0, 1)
+    v = v.reshape(v.shape[0], bsz * heads, head_dim).transpose(0, 1)
+    if mha.add_zero_attn:
+        z = zeros(bsz * heads, 1, head_dim, dtype=k.dtype)
+        k, v = cat([k, z], 1), cat([v, z], 1)
+        mask = None if mask is None else F.pad(mask, (0, 1))
+        kpm = None if kpm is None else F.pad(kpm, (0, 1))
+    return k, v, mask, kpm
+
+
+def multi_head_attention(mha, query, key, value, key_padding_mask, need_weights, attn_mask,
+                         average_attn_weights, is_causal):
+    """Sequence-first multi-head attention of ``mha`` (PyTorch's reference computation)."""
+    batched = query.dim() == 3
+    if not batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt, bsz, e = query.shape
+    heads, head_dim = mha.num_heads, mha.head_dim
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
+                           "Transformer module method `generate_square_subsequent_mask` to "
+                           "create this mask.")
+    if key_padding_mask is not None and attn_mask is not None and \
+            key_padding_mask.dtype != attn_mask.dtype:
+        warnings.warn("Support for mismatched key_padding_mask and attn_mask is deprecated. Use "
+                      "same type for both instead.", stacklevel=4)
+    kpm = _canonical_mask(key_padding_mask, "key_padding_mask", query.dtype)
+    mask = _canonical_mask(attn_mask, "attn_mask", query.dtype)
+    if e != mha.embed_dim:
+        raise AssertionError(f"was expecting embedding dimension of {mha.embed_dim}, but got "
+                             f"{e}")
+    q, k, v = _project(query, key, value, mha)
+    mask = _attn_mask(mask, tgt, key.shape[0], bsz, heads)
+    k, v, mask, kpm = _extend_keys(k, v, mask, kpm, mha, bsz, heads, head_dim)
+    q = q.reshape(tgt, bsz * heads, head_dim).transpose(0, 1)
+    src = k.size(1)
+    if kpm is not None:
+        kpm = kpm.view(bsz, 1, 1, src).expand(-1, heads, -1, -1).reshape(bsz * heads, 1, src)
+        mask = kpm if mask is None else mask + kpm
+    scores = (q * math.sqrt(1.0 / float(head_dim))) @ k.transpose(-2, -1)
+    if mask is not None:
+        scores = scores + mask
+    weights = F.softmax(scores, -1)
+    if mha.dropout > 0.0 and mha.training:
+        weights = F.dropout(weights, mha.dropout)
+    out = (weights @ v).transpose(0, 1).reshape(tgt * bsz, e)
+    out = F.linear(out, mha.out_proj.weight, mha.out_proj.bias).view(tgt, bsz, -1)
+    if not need_weights:
+        return (out if batched else out.squeeze(1)), None
+    weights = weights.view(bsz, heads, tgt, src)
+    if average_attn_weights:
+        weights = weights.mean(dim=1)
+    if not batched:
+        return out.squeeze(1), weights.squeeze(0)
+    return out, weights
+
+
+class MultiheadAttention(Module):
+    """Multi-head scaled dot-product attention with input and output projections.
+
+    >>> MultiheadAttention(8, 2)
+    MultiheadAttention(
+      (out_proj): NonDynamicallyQuantizableLinear(in_features=8, out_features=8, bias=True)
+    )
+    """
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
+                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
+                 dtype=None):
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim="
+                             f"{embed_dim} and num_heads={num_heads} instead")
+        super().__init__()
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads, self.dropout, self.batch_first = num_heads, dropout, batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        kw = {"device": device, "dtype": dtype}
+        self._make_projections(embed_dim, bias, kw)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
+        if add_bias_kv:
+            self.bias_k = new_param(1, 1, embed_dim, **kw)
+            self.bias_v = new_param(1, 1, embed_dim, **kw)
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _make_projections(self, e, bias, kw):
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = new_param(e, e, **kw)
+            self.k_proj_weight = new_param(e, self.kdim, **kw)
+            self.v_proj_weight = new_param(e, self.vdim, **kw)
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = new_param(3 * e, e, **kw)
+            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(name, None)
+        if bias:
+            self.in_proj_bias = new_param(3 * e, **kw)
+        else:
+            self.register_parameter("in_proj_bias", None)
+
+    def _reset_parameters(self):
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            for w in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight):
+                init.xavier_uniform_(w)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
+                attn_mask=None, average_attn_weights=True, is_causal=False):
+        if query.dim() == 3 and self.batch_first:
+            query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        out, weights = multi_head_attention(self, query, key, value, key_padding_mask,
+                                            need_weights, attn_mask, average_attn_weights,
+                                            is_causal)
+        if self.batch_first and query.dim() == 3:
+            out = out.transpose(1, 0)
+        return out, weights
+
+
+def _activation(activation):
+    if activation == "relu":
+        return F.relu
+    if activation == "gelu":
+        return F.gelu
+    if isinstance(activation, str):
+        raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+    return activation
+
+
+class TransformerEncoderLayer(Module):
+    """Self-attention then a feed-forward block, each with residual and LayerNorm.
+
+    >>> TransformerEncoderLayer(4, 2, dim_feedforward=8).linear1
+    Linear(in_features=4, out_features=8, bias=True)
+    """
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                            batch_first=batch_first, **kw)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1, self.dropout2 = Dropout(dropout), Dropout(dropout)
+        self.activation = _activation(activation)
+        self.activation_relu_or_gelu = 1 if self.activation is F.relu else \
+            (2 if self.activation is F.gelu else 0)
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            return x + self._ff_block(self.norm2(x))
+        x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+        return self.norm2(x + self._ff_block(x))
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                           need_weights=False, is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x):
+        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+class TransformerDecoderLayer(Module):
+    """Self-attention, cross-attention over ``memory``, then a feed-forward block."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
+                                            batch_first=batch_first, bias=bias, **kw)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
+                                                 batch_first=batch_first, bias=bias, **kw)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1, self.dropout2 = Dropout(dropout), Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
+        self.activation = _activation(activation)
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+        x = tgt
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask)
+            x = x + self._mha_block(self.norm2(x), memory, memory_mask,
+                                    memory_key_padding_mask)
+            return x + self._ff_block(self.norm3(x))
+        x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask))
+        x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask))
+        return self.norm3(x + self._ff_block(x))
+
+    def _sa_block(self, x, attn_mask, key_padding_mask):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                           need_weights=False)[0]
+        return self.dropout1(x)
+
+    def _mha_block(self, x, mem, attn_mask, key_padding_mask):
+        x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask,
+                                key_padding_mask=key_padding_mask, need_weights=False)[0]
+        return self.dropout2(x)
+
+    def _ff_block(self, x):
+        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+def _clones(module, n):
+    return ModuleList([copy.deepcopy(module) for _ in range(n)])
+
+
+def _nested_tensor_reason(layer):
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{name} was not TransformerEncoderLayer"
+    if layer.norm_first:
+        return f"{name}.norm_first was True"
+    if not layer.self_attn.batch_first:
+        return (f"{name}.self_attn.batch_first was not True(use batch_first for better "
+                "inference performance)")
+    if not layer.self_attn._qkv_same_embed_dim:
+        return f"{name}.self_attn._qkv_same_embed_dim was not True"
+    if layer.self_attn.in_proj_bias is None:
+        return f"{name}.self_attn was passed bias=False"
+    if not layer.activation_relu_or_gelu:
+        return f"{name}.activation_relu_or_gelu was not True"
+    if layer.norm1.eps != layer.norm2.eps:
+        return f"{name}.norm1.eps was not equal to {name}.norm2.eps"
+    if layer.self_attn.num_heads % 2 == 1:
+        return f"{name}.self_attn.num_heads is odd"
+    return ""
+
+
+class TransformerEncoder(Module):
+    """``num_layers`` deep copies of ``encoder_layer`` (then an optional norm)."""
+
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
+                 mask_check=True):
+        super().__init__()
+        self.layers = _clones(encoder_layer, num_layers)
+        self.num_layers, self.norm = num_layers, norm
+        self.enable_nested_tensor = self.use_nested_tensor = enable_nested_tensor
+        self.mask_check = mask_check
+        reason = _nested_tensor_reason(encoder_layer)
+        if enable_nested_tensor and reason:
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False "
+                          f"because {reason}", stacklevel=2)
+            self.use_nested_tensor = False
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        out = src
+        for layer in self.layers:
+            out = layer(out, src_mask=mask, is_causal=bool(is_causal),
+                        src_key_padding_mask=src_key_padding_mask)
+        return self.norm(out) if self.norm is not None else out
+
+
+class TransformerDecoder(Module):
+    """``num_layers`` deep copies of ``decoder_layer`` (then an optional norm)."""
+
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = _clones(decoder_layer, num_layers)
+        self.num_layers, self.norm = num_layers, norm
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+        out = tgt
+        for layer in self.layers:
+            out = layer(out, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                        tgt_key_padding_mask=tgt_key_padding_mask,
+                        memory_key_padding_mask=memory_key_padding_mask)
+        return self.norm(out) if self.norm is not None else out
+
+
+class Transformer(Module):
+    """The encoder-decoder Transformer; weights re-drawn with xavier_uniform_ as PyTorch."""
+
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
+                 dim_feedforward=2048, dropout=0.1, activation=F.relu, custom_encoder=None,
+                 custom_decoder=None, layer_norm_eps=1e-5, batch_first=False, norm_first=False,
+                 bias=True, device=None, dtype=None):
+        super().__init__()
+        kw = dict(dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
+                  layer_norm_eps=layer_norm_eps, batch_first=batch_first,
+                  norm_first=norm_first, bias=bias, device=device, dtype=dtype)
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            layer = TransformerEncoderLayer(d_model, nhead, **kw)
+            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
+            self.encoder = TransformerEncoder(layer, num_encoder_layers, norm)
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            layer = TransformerDecoderLayer(d_model, nhead, **kw)
+            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
+            self.decoder = TransformerDecoder(layer, num_decoder_layers, norm)
+        for p in self.parameters():
+            if p.dim() > 1:
+                init.xavier_uniform_(p)
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
+                src_key_padding_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
+                memory_is_causal=False):
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz, device=None, dtype=None):
+        """A float mask with -inf above the diagonal (0 elsewhere)."""
+        from ... import full
+        return full((sz, sz), float("-inf"), dtype=dtype).triu(diagonal=1)

@@ -1,0 +1,332 @@
+"""Indexed writes: scatter_reduce, index_add/copy/fill/reduce, put, masked_scatter,
+select/slice/diagonal_scatter, as_strided (and their in-place forms).
+
+Each ``index_*`` op is a scatter along ``dim`` with the 1-d index broadcast over the source,
+so all of them share the differentiable ``scatter``/``scatter_add``/``ScatterReduce``.
+
+>>> import numtorch as torch
+>>> torch.zeros(3).index_add(0, torch.tensor([0, 0, 2]), torch.ones(3))
+tensor([2., 0., 1.])
+"""
+import numpy as np
+
+from .._tensor import Tensor
+from ._base import BuiltinFunction
+from ._util import wrap_dim
+
+_make = Tensor._make
+_REDUCES = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _const(a):
+    return _make(np.asarray(a), None, False)
+
+
+def _identity(reduce, dt):
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    big = np.inf if dt.kind == "f" else (np.iinfo(dt).max if dt.kind in "iu" else True)
+    small = -np.inf if dt.kind == "f" else (np.iinfo(dt).min if dt.kind in "iu" else False)
+    return small if reduce == "amax" else big
+
+
+_UFUNCS = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum,
+           "amin": np.minimum}
+
+
+class ScatterReduce(BuiltinFunction):
+    """out[index] = reduce(x[index] (if include_self), src ...) along dim;  gradients per
+    reduction (ties share evenly for amax/amin; zero-safe for prod)."""
+    _backward_name = "ScatterReduceBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index, src, reduce, include_self):
+        key = _key(index, dim)
+        src_in = src
+        src = src[tuple(slice(0, n) for n in index.shape)]
+        count = np.zeros(x.shape, np.int64)
+        np.add.at(count, key, 1)
+        out = x.copy()
+        if not include_self:
+            out[count > 0] = _identity(reduce, x.dtype)
+        _UFUNCS[reduce].at(out, key, src.astype(x.dtype, copy=False))
+        if reduce == "mean":
+            n = np.maximum(count + (1 if include_self else 0), 1)
+            out = (out // n if x.dtype.kind in "iub" else out / n).astype(x.dtype)
+        # the input and output arrays themselves, so the backward differentiates again
+        ctx.save_for_backward(x, index, src_in, out)
+        ctx.dim, ctx.reduce, ctx.include_self, ctx.count = dim, reduce, include_self, count
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, index, src_full, out = ctx.saved_tensors
+        src = src_full[tuple(slice(0, n) for n in index.shape)]
+        gx, gsrc = _REDUCE_GRADS[ctx.reduce](ctx, g, x, index, src, out)
+        if gsrc is not None and gsrc.shape != src_full.shape:
+            from .misc import constant_pad_nd
+            pad = []
+            for n, m in zip(reversed(src.shape), reversed(src_full.shape)):
+                pad += [0, m - n]
+            gsrc = constant_pad_nd(gsrc, pad)
+        return gx, None, None, gsrc, None, None
+
+
+def _key(index, dim):
+    idx = list(np.indices(index.shape, sparse=True))
+    idx[dim] = index
+    return tuple(idx)
+
+
+def _gather(t, dim, index):
+    """``t.gather(dim, index)`` where index may be shorter than t in the other dims."""
+    key = tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(index.shape))
+    return t[key].gather(dim, index)
+
+
+def _not_included(ctx, g):
+    """The gradient of x where it takes no part: where some src element landed."""
+    from .elementwise import where
+    return where(_const(ctx.count > 0), 0.0, g)
+
+
+def _grad_sum(ctx, g, x, index, src, out):
+    gx = g if ctx.include_self else _not_included(ctx, g)
+    return gx, _gather(g, ctx.dim, index)
+
+
+def _grad_mean(ctx, g, x, index, src, out):
+    n = np.maximum(ctx.count + (1 if ctx.include_self else 0), 1).astype(g._data.dtype)
+    gn = g / _const(n)
+    gx = gn if ctx.include_self else _not_included(ctx, g)
+    return gx, _gather(gn, ctx.dim, index)
+
+
+def _grad_extreme(ctx, g, x, index, src, out):
+    from .indexing import scatter_add
+    dim = ctx.dim
+    tie_x = (x == out)
+    if not ctx.include_self:
+        tie_x = tie_x & _const(ctx.count == 0)
+    tie_x = tie_x.to(g.dtype)
+    tie_src = (src == _gather(out, dim, index)).to(g.dtype)
+    ties = scatter_add(tie_x, dim, index, tie_src)
+    share = g / ties
+    return share * tie_x, _gather(share, dim, index) * tie_src
+
+
+def _grad_prod(ctx, g, x, index, src, out):
+    from .elementwise import where
+    from .indexing import scatter_add
+    dim, inc = ctx.dim, ctx.include_self
+    if inc:
+        x_safe = where(x == 0, 1.0, x)
+        gx = g * scatter_reduce(x_safe, dim, index, src, "prod") / x_safe
+    else:
+        gx = _not_included(ctx, g)
+    zero = src == 0
+    zeros_there = _gather(scatter_add(x.detach() * 0, dim, index, zero.to(g.dtype)), dim, index)
+    single = zero & (zeros_there == 1)
+    others = scatter_reduce(x, dim, index, where(single, 1.0, src), "prod", include_self=inc)
+    gsrc = where(single, _gather(g * others, dim, index),
+                 _gather(g * out, dim, index) / where(zero, 1.0, src))
+    return gx, gsrc
+
+
+_REDUCE_GRADS = {"sum": _grad_sum, "mean": _grad_mean, "amax": _grad_extreme,
+                 "amin": _grad_extreme, "prod": _grad_prod}
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    """``src`` reduced into ``input`` at ``index`` along ``dim`` ('sum', 'prod', 'mean',
+    'amax', 'amin'); ``include_self=False`` leaves the old values out where src lands."""
+    if reduce not in _REDUCES:
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    if index._data.dtype != np.int64:
+        raise RuntimeError("scatter_reduce(): Expected dtype int64 for index")
+    if input.dtype is not src.dtype:
+        raise RuntimeError("scatter_reduce(): Expected self.dtype to be equal to src.dtype")
+    d = wrap_dim(dim, input.ndim)
+    if input.ndim == 0:
+        res = ScatterReduce.apply(input.reshape(1), 0, index.reshape(-1), src.reshape(-1),
+                                  reduce, bool(include_self))
+        return res.reshape(())
+    return ScatterReduce.apply(input, d, index, src, reduce, bool(include_self))
+
+
+# ---- index_* ops: a scatter with the index broadcast along dim -------------------------------
+def _spread(index, dim, shape):
+    """The 1-d ``index`` placed along ``dim`` and broadcast to ``shape`` (an int64 tensor)."""
+    idx = index._data.reshape(-1).astype(np.int64)
+    view = [1] * len(shape)
+    if shape:
+        view[dim] = idx.shape[0]
+    return _const(np.ascontiguousarray(np.broadcast_to(idx.reshape(view), shape)))
+
+
+def _index_args(input, dim, index, source, op):
+    if index.ndim > 1:
+        raise IndexError(f"{op}_(): Index is supposed to be a vector")
+    if index._data.dtype.kind not in "iu":
+        raise IndexError(f"{op}_(): Expected dtype int32/int64 for index")
+    d = wrap_dim(dim, input.ndim)
+    n = input.shape[d] if input.ndim else 1
+    idx = index._data.reshape(-1)
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise IndexError(f"index out of range in self")
+    index = _const(np.where(idx < 0, idx + n, idx))
+    if input.ndim == 0:
+        return input.reshape(1), 0, index, (None if source is None else source.reshape(-1))
+    if source is not None and source.ndim == 0:
+        source = source.reshape(1)
+    return input, d, index, source
+
+
+def _finish(res, input):
+    return res.reshape(()) if input.ndim == 0 else res
+
+
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    """``input`` with ``alpha * source`` slices added at ``index`` along ``dim``."""
+    from .indexing import scatter_add
+    x, d, idx, src = _index_args(input, dim, index, source, "index_add")
+    if alpha != 1:
+        src = src * alpha
+    return _finish(scatter_add(x, d, _spread(idx, d, src.shape), src.to(x.dtype)), input)
+
+
+def index_copy(input, dim, index, source):
+    """``input`` with ``source`` slices copied in at ``index`` along ``dim``."""
+    from .indexing import scatter
+    x, d, idx, src = _index_args(input, dim, index, source, "index_copy")
+    return _finish(scatter(x, d, _spread(idx, d, src.shape), src), input)
+
+
+def index_fill(input, dim, index, value):
+    """``input`` with the slices at ``index`` along ``dim`` set to ``value``."""
+    from .indexing import scatter
+    x, d, idx, _ = _index_args(input, dim, index, None, "index_fill")
+    idx = _const(np.unique(idx._data))  # a position filled twice takes the value once
+    shape = list(x.shape)
+    shape[d] = idx.shape[0]
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value.ndim} dimension(s).")
+        src = value.to(x.dtype).expand(shape)
+    else:
+        src = _const(np.full(shape, value, x._data.dtype))
+    return _finish(scatter(x, d, _spread(idx, d, tuple(shape)), src), input)
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+    """``source`` slices reduced into ``input`` at ``index`` along ``dim`` ('prod', 'mean',
+    'amax', 'amin')."""
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    x, d, idx, src = _index_args(input, dim, index, source, "index_reduce")
+    res = scatter_reduce(x, d, _spread(idx, d, src.shape), src, reduce,
+                         include_self=include_self)
+    return _finish(res, input)
+
+
+# ---- flat and masked writes ----------------------------------------------------------------
+def put(input, index, source, accumulate=False):
+    """``input`` with ``source`` written (or added) at the flat positions ``index``."""
+    from .indexing import scatter, scatter_add
+    n = input.numel()
+    idx = index._data.reshape(-1).astype(np.int64)
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise IndexError(f"out of range: tried to access index {int(idx.max())} on a tensor of "
+                         f"{n} elements.")
+    flat_idx = _const(np.where(idx < 0, idx + n, idx))
+    flat, src = input.reshape(-1), source.reshape(-1).to(input.dtype)
+    res = (scatter_add if accumulate else scatter)(flat, 0, flat_idx, src)
+    return res.reshape(input.shape)
+
+
+def masked_scatter(input, mask, source):
+    """``input`` with the positions where ``mask`` holds filled, in order, from ``source``."""
+    if mask._data.dtype != np.bool_:
+        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with "
+                           f"dtype {mask.dtype}")
+    shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
+    x = input.expand(shape) if input._data.shape != shape else input
+    where = np.flatnonzero(np.broadcast_to(mask._data, shape))
+    if where.size > source.numel():
+        raise RuntimeError("masked_scatter: expected source to have at least "
+                           f"{where.size} elements")
+    return put(x.contiguous(), _const(where), source.reshape(-1)[:where.size])
+
+
+def _positions(shape):
+    return np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+
+
+def select_scatter(input, src, dim, index):
+    """``input`` with ``src`` embedded as its slice ``index`` along ``dim``."""
+    d = wrap_dim(dim, input.ndim)
+    pos = np.take(_positions(input.shape), index, axis=d)
+    return put(input, _const(pos), src)
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """``input`` with ``src`` embedded as its slice ``start:end:step`` along ``dim``."""
+    d = wrap_dim(dim, input.ndim)
+    key = [slice(None)] * input.ndim
+    key[d] = slice(start, end, step)
+    pos = _positions(input.shape)[tuple(key)]
+    return put(input, _const(pos), src)
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """``input`` with ``src`` embedded as its diagonal (``offset``, ``dim1``, ``dim2``)."""
+    d1, d2 = wrap_dim(dim1, input.ndim), wrap_dim(dim2, input.ndim)
+    pos = np.diagonal(_positions(input.shape), offset, d1, d2)
+    return put(input, _const(pos), src)
+
+
+def _strided_positions(size, stride, storage_offset):
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
+    pos = np.full(size, storage_offset, np.int64)
+    for k, (n, s) in enumerate(zip(size, stride)):
+        view = [1] * len(size)
+        view[k] = n
+        pos = pos + (np.arange(n, dtype=np.int64) * s).reshape(view)
+    return pos
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    """The elements of ``input``'s (contiguous) storage at ``storage_offset +
+    sum(i_k * stride_k)``, as a tensor of ``size`` (a copy in numtorch)."""
+    pos = _strided_positions(size, stride, storage_offset or 0)
+    flat = input.reshape(-1)
+    if pos.size and pos.max() >= flat.shape[0]:
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
+                           f"offset {storage_offset or 0} is out of bounds for storage of size "
+                           f"{flat.shape[0]}")
+    return flat[_const(pos)] if pos.size else flat[:0].reshape(tuple(size))
+
+
+def as_strided_copy(input, size, stride, storage_offset=None):
+    """``as_strided`` (always a copy)."""
+    return as_strided(input, size, stride, storage_offset)
+
+
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """``input`` with ``src`` written at the ``as_strided`` positions."""
+    pos = _strided_positions(size, stride, storage_offset or 0)
+    return put(input, _const(pos), src)
+
+
+METHODS = ["scatter_reduce", "index_add", "index_copy", "index_fill", "index_reduce", "put",
+           "masked_scatter", "select_scatter", "slice_scatter", "diagonal_scatter",
+           "as_strided", "as_strided_scatter"]
+INPLACE = ["scatter_reduce", "index_add", "index_copy", "index_fill", "index_reduce", "put",
+           "masked_scatter"]

@@ -1,0 +1,2 @@
+"""``torch.signal``: window functions (``torch.signal.windows``)."""
+from . import windows  # noqa: F401

@@ -1,0 +1,210 @@
+"""The hot paths built for speed (benchmarks W1, W2, W4) must build exactly what the general
+paths build: the same node, edges, metadata and saved tensors, the same values and errors.
+
+- operators (``x * y``, ``x + 1.0``) record through ``record_binary`` or compute inline;
+  ``E.Mul.apply`` / ``E.Add.apply`` are the general path;
+- unary functions (``torch.sin(x)``, ``x.cos()``) record through ``record_unary`` or compute
+  inline; ``cls.apply`` is the general path;
+- the engine runs a chain without its heap, in the same order.
+"""
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import numtorch
+from numtorch.ops import elementwise as E
+
+from helpers import check_same
+
+
+def _leaf(*shape, dtype=numtorch.float32, seed=0):
+    rng = np.random.default_rng(seed)
+    return numtorch.tensor(rng.standard_normal(shape).astype(dtype.np) + 1.5,
+                           requires_grad=True)
+
+
+def _node_summary(t):
+    """Everything a node records, with tensors and nodes by identity."""
+    node = t.grad_fn
+    saved = node._saved
+    saved = tuple(None if e is None else (e[0],) + tuple(id(v) if not isinstance(
+        v, (int, bool, float)) else v for v in e[1:]) for e in saved)
+    return (type(node).__name__, tuple((id(n) if n is not None else None, nr)
+                                       for n, nr in node.next_functions),
+            node._in_meta, node._out_meta, node.needs_input_grad, saved,
+            dict(getattr(node, "__dict__", {})), t._data.dtype, t._data.shape, t._rg)
+
+
+OPERANDS = {
+    "tensor-float": lambda a, b: (a, 1.5),
+    "tensor-int": lambda a, b: (a, 3),
+    "both-grad": lambda a, b: (a, b),
+    "other-no-grad": lambda a, b: (a, b.detach()),
+    "self-no-grad": lambda a, b: (a.detach(), b),
+    "broadcast": lambda a, b: (a, b[:1]),
+}
+
+
+@pytest.mark.parametrize("op,cls", [("mul", E.Mul), ("add", E.Add)])
+@pytest.mark.parametrize("case", list(OPERANDS))
+def test_operator_records_what_apply_records(op, cls, case):
+    a, b = _leaf(3, 4), _leaf(3, 4, seed=1)
+    a, b = a * 1, b * 1  # non-leaf inputs: edges to their nodes
+    x, y = OPERANDS[case](a, b)
+    fast = x * y if op == "mul" else x + y
+    general = cls.apply(x, y)
+    assert _node_summary(fast)[0] == _node_summary(general)[0]
+    assert _node_summary(fast)[1:] == _node_summary(general)[1:]
+    np.testing.assert_array_equal(fast._data, general._data)
+
+
+@pytest.mark.parametrize("name", ["sin", "exp", "tanh", "neg", "abs", "sqrt", "sigmoid"])
+def test_unary_records_what_apply_records(name):
+    x = _leaf(5) * 1
+    fn = getattr(numtorch, name)
+    cls = type(fn(x).grad_fn)._forward_cls
+    fast, general = fn(x), cls.apply(x)
+    assert _node_summary(fast)[0] == _node_summary(general)[0]
+    f, g = _node_summary(fast), _node_summary(general)
+    # an output saved for backward is packed from its own tensor: compare all but its ids
+    assert f[1:5] == g[1:5] and f[6:] == g[6:]
+    assert [e[0] for e in f[5]] == [e[0] for e in g[5]]
+    np.testing.assert_array_equal(fast._data, general._data)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64"])
+def test_inline_no_grad_values_match_torch(torch, dtype):
+    def fn(lib):
+        dt = getattr(lib, dtype)
+        x = lib.tensor([[0.5, -1.25, 2.0]], dtype=dt)
+        y = lib.tensor([[1.5], [0.25]], dtype=dt)
+        z = lib.tensor(0.75, dtype=dt)
+        out = [x * y, x + 2, 3 * x, 1 - x, x - 0.5, x * z, z * z, z + 1.5, x.exp(), z.exp()]
+        if dtype != "complex64":
+            out += [lib.sin(x), x.tanh(), lib.sigmoid(z)]
+        return out
+    check_same(fn)
+
+
+def test_inline_broadcast_error_matches_torch(torch):
+    from helpers import check_error
+    check_error(lambda lib: lib.ones(2, 3) * lib.ones(4))
+    check_error(lambda lib: lib.ones(2, 3, requires_grad=True) + lib.ones(4))
+
+
+def test_zero_dim_saved_output_keeps_its_graph(torch):
+    # a 0-d forward gives a NumPy scalar; saved, it must still be the op's output
+    def fn(lib):
+        x = lib.tensor(0.7, requires_grad=True)
+        out = []
+        for f in (lib.exp, lib.tanh, lib.sigmoid, lib.sqrt):
+            g, = lib.autograd.grad(f(x), x, create_graph=True)
+            gg, = lib.autograd.grad(g, x)
+            out += [g.detach(), gg]
+        return out
+    check_same(fn)
+
+
+@pytest.mark.parametrize("name", ["tanh", "sigmoid"])
+def test_fused_backward_ops_to_third_order(torch, name):
+    def fn(lib):
+        x = lib.tensor([0.3, -1.2, 2.0], dtype=lib.float64, requires_grad=True)
+        y = getattr(lib, name)(x)
+        g, = lib.autograd.grad(y.sum(), x, create_graph=True)
+        gg, = lib.autograd.grad((g * g).sum(), x, create_graph=True)
+        ggg, = lib.autograd.grad(gg.sum(), x)
+        return g.grad_fn.name(), g.detach(), gg.detach(), ggg
+    check_same(fn)
+
+
+def test_mul_saves_only_what_the_other_gradient_needs(torch):
+    # as PyTorch: x * 2.0 does not save x; x * w (w without grad) saves w only
+    def fn(lib):
+        out = []
+        for make in (lambda x: x * 2.0, lambda x: x * lib.tensor([3.0, 4.0]),
+                     lambda x: lib.tensor([3.0, 4.0]) * x):
+            a = lib.tensor([1.0, 2.0], requires_grad=True)
+            x = a * 1
+            y = make(x)
+            x.add_(1)
+            y.sum().backward()
+            out.append(a.grad)
+        return out
+    check_same(fn)
+
+
+def test_chain_and_branch_order_matches_torch(torch):
+    # the engine skips its heap along a chain; hooks must still fire in PyTorch's order
+    def fn(lib):
+        order = []
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        a = x * 2
+        b = a.sin()
+        c = a.exp()
+        d = b * c + b.tanh() + c
+        for name, t in (("a", a), ("b", b), ("c", c), ("d", d)):
+            t.register_hook(lambda g, name=name: order.append(name))
+        d.sum().backward()
+        return order, x.grad
+    check_same(fn)
+
+
+def test_long_chain_backward_has_no_recursion():
+    x = numtorch.tensor([0.5], requires_grad=True)
+    y = x
+    for _ in range(50_000):
+        y = y * 1.0
+    y.backward()
+    assert x.grad.item() == 1.0
+
+
+def test_graph_is_freed_by_reference_counting():
+    # no reference cycles: nodes never hold their outputs
+    class Double(numtorch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return g * 2
+
+    x = _leaf(3)
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        y = Double.apply(x.exp().tanh()) * x
+        refs = [weakref.ref(t) for t in (y, y.grad_fn)]
+        node = y.grad_fn
+        while node is not None and node.next_functions:
+            refs.append(weakref.ref(node))
+            node = node.next_functions[0][0]
+        del node
+        y.sum().backward(retain_graph=True)
+        del y
+        assert [r() for r in refs] == [None] * len(refs)
+    finally:
+        if was:
+            gc.enable()
+
+
+def test_fast_paths_pack_through_saved_tensors_hooks(torch):
+    # with saved-tensor hooks active, the fast paths must pack through them too
+    def fn(lib):
+        packed = []
+
+        def pack(t):
+            packed.append(tuple(t.shape))
+            return t * 1
+
+        x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        w = lib.tensor([1.5, 2.0, -0.5], requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            y = (lib.sin(x) * w + x.exp() * 2.0).tanh()
+        y.sum().backward()
+        return len(packed), x.grad, w.grad
+    check_same(fn)
