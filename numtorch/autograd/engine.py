@@ -7,7 +7,8 @@ Gradients are freed as soon as a node has consumed them.
 import heapq
 
 from .grad_mode import STATE
-from .function import BackwardCFunction, _check_grads
+from . import function as _function
+from .function import BackwardCFunction, _check_grads, _FREED
 from .graph import AccumulateGrad, GraphTask, _tasks, tensor_hook_result, node_hook_result
 
 _function_backward = BackwardCFunction._backward
@@ -116,30 +117,54 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
     The per-node work is inlined (this loop is the backward pass's hot path): hooks, captures
     and all-None gradients take the slow branches only when present. When a node makes
     exactly one node ready and nothing else waits (a chain), that node runs next without
-    going through the heap: it would have been popped next anyway.
+    going through the heap: it would have been popped next anyway; a one-output node that
+    gets its only gradient so is handed it directly (``g``), without a buffer.
     """
     heappop, heappush, pop, get = heapq.heappop, heapq.heappush, buffers.pop, buffers.get
+    fb, check, freed, Tensor = _function_backward, _check_grads, _FREED, _function.Tensor
     node = heappop(heap)[1] if heap else None
+    g = None  # the carried gradient of ``node`` (then it has one output and no buffer)
     while node is not None:
-        grads = pop(node, None)
-        if grads is None:
-            grads = [None] * _n_out(node)
-        if captures and node in captures:
-            grads = _capture(node, grads, captures[node], captured, needed, accumulate)
-            if grads is None:  # captured, not run
-                node = heappop(heap)[1] if heap else None
-                continue
-        elif node._tensor_hooks or node._retain or node._pre_hooks or \
-                type(node) is AccumulateGrad:
-            grads = _pre_hooks(node, grads)
-        g = grads[0] if len(grads) == 1 else None
-        if g is not None and type(node)._backward is _function_backward and \
-                node.metadata_ is None and not node._forward_cls.boxed_grads_call:
-            # NOTE: BackwardCFunction._backward inlined for one output with a gradient
-            # (nothing to materialise): the common case. A node with metadata may carry an
-            # instance-level _backward (anomaly mode wraps it so), which must run instead.
-            outs = _check_grads(node, node._forward_cls._backward_fn(node, g))
+        if g is None or captures or node._tensor_hooks or node._retain or node._pre_hooks:
+            grads = pop(node, None) if g is None else [g]
+            if grads is None:
+                grads = [None] * _n_out(node)
+            if captures and node in captures:
+                grads = _capture(node, grads, captures[node], captured, needed, accumulate)
+                if grads is None:  # captured, not run
+                    node = heappop(heap)[1] if heap else None
+                    g = None
+                    continue
+            elif node._tensor_hooks or node._retain or node._pre_hooks or \
+                    type(node) is AccumulateGrad:
+                grads = _pre_hooks(node, grads)
+            g = grads[0] if len(grads) == 1 else None
         else:
+            grads = None
+        if g is not None and type(node)._backward is fb and node.metadata_ is None and \
+                not node._forward_cls.boxed_grads_call:
+            # NOTE: BackwardCFunction._backward and _release inlined for one output with a
+            # gradient (nothing to materialise): the common case. A node with metadata may
+            # carry an instance-level _backward (anomaly mode wraps it so), which must run
+            # instead. _check_grads's first check is inlined too.
+            outs = node._forward_cls._backward_fn(node, g)
+            if type(outs) is Tensor:
+                meta = node._in_meta
+                d = outs._data
+                if len(meta) == 1 and node.needs_input_grad[0] and meta[0] is not None and \
+                        d.shape == meta[0][0] and d.dtype is meta[0][1].np:
+                    outs = (outs,)
+                else:
+                    outs = check(node, outs)
+            else:
+                outs = check(node, outs)
+            if node._post_hooks:
+                outs = _post_hooks(node, outs, grads if grads is not None else [g])
+            if not retain_graph and node._saved:
+                node._saved = freed
+        else:
+            if grads is None:
+                grads = [g]
             for g in grads:
                 if g is not None:
                     outs = node._backward(grads, create_graph)
@@ -147,35 +172,47 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
             else:
                 outs = node._backward(grads, create_graph) if type(node) is AccumulateGrad \
                     else [None] * len(node.next_functions)
-        if node._post_hooks:
-            outs = _post_hooks(node, outs, grads)
-        if not retain_graph:
-            node._release()
+            if node._post_hooks:
+                outs = _post_hooks(node, outs, grads)
+            if not retain_graph:
+                node._release()
         ready = None
-        for (child, nr), g in zip(node.next_functions, outs):
+        g = None
+        for (child, nr), gi in zip(node.next_functions, outs):
             if child is None or (needed is not None and child not in needed):
                 continue
-            if g is not None:
+            left = deps[child] - 1
+            deps[child] = left
+            if gi is not None:
                 buf = get(child)
                 if buf is None:
                     meta = child._out_meta
                     if meta is not None and len(meta) == 1:  # one output: nr is 0
-                        buffers[child] = [g]
+                        if left == 0:  # ready with its only gradient: carry it
+                            if ready is not None:
+                                if g is not None:
+                                    buffers[ready] = [g]
+                                heappush(heap, (-ready._seq, ready))
+                            ready, g = child, gi
+                            continue
+                        buffers[child] = [gi]
                     else:
                         buf = buffers[child] = [None] * _n_out(child)
-                        buf[nr] = g
+                        buf[nr] = gi
                 else:
                     old = buf[nr]
-                    buf[nr] = g if old is None else old + g
-            left = deps[child] - 1
-            deps[child] = left
+                    buf[nr] = gi if old is None else old + gi
             if left == 0:
-                if ready is None:
-                    ready = child
-                else:
+                if ready is not None:
+                    if g is not None:
+                        buffers[ready] = [g]
+                        g = None
                     heappush(heap, (-ready._seq, ready))
-                    ready = child
+                ready = child
         if ready is not None and heap:
+            if g is not None:
+                buffers[ready] = [g]
+                g = None
             heappush(heap, (-ready._seq, ready))
             ready = None
         node = ready if ready is not None else (heappop(heap)[1] if heap else None)
