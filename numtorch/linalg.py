@@ -432,14 +432,15 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 
 
 def eig(A, *, out=None):
-    w, V = np.linalg.eig(A._data)
-    ct = np.complex128 if A._data.dtype == np.float64 else np.complex64
-    return return_types.linalg_eig(_make(w.astype(ct), None, False),
-                                   _make(V.astype(ct), None, False))
+    """Eigendecomposition of a general square matrix (complex results, with gradient)."""
+    from .ops.linalg_extra import _eig
+    return _eig(A)
 
 
-def eigvals(A):
-    return eig(A)[0]
+def eigvals(A, *, out=None):
+    """Eigenvalues of a general square matrix (complex)."""
+    from .ops.linalg_extra import _eigvals
+    return _eigvals(A)
 
 
 def matrix_exp(A):
@@ -467,4 +468,5 @@ from .ops.linalg_extra import (_lu as lu, _lu_factor as lu_factor,  # noqa: E402
                                _lu_factor_ex as lu_factor_ex, _lu_solve as lu_solve,
                                _householder_product as householder_product,
                                _solve_ex as solve_ex, _cond as cond, _tensorinv as tensorinv,
-                               _tensorsolve as tensorsolve)
+                               _tensorsolve as tensorsolve, _ldl_factor as ldl_factor,
+                               _ldl_factor_ex as ldl_factor_ex, _ldl_solve as ldl_solve)

@@ -156,12 +156,35 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
                     outs = (outs,)
                 else:
                     outs = check(node, outs)
+            elif type(outs) is tuple and len(outs) == 2 and outs[1] is None and \
+                    type(outs[0]) is Tensor:
+                # ``tensor (op) number``: a fine first gradient needs no check either
+                meta = node._in_meta
+                d = outs[0]._data
+                if not (len(meta) == 2 and meta[1] is not None and node.needs_input_grad[0]
+                        and meta[0] is not None and d.shape == meta[0][0] and
+                        d.dtype is meta[0][1].np):
+                    outs = check(node, outs)
             else:
                 outs = check(node, outs)
             if node._post_hooks:
                 outs = _post_hooks(node, outs, grads if grads is not None else [g])
             if not retain_graph and node._saved:
                 node._saved = freed
+            nf = node.next_functions
+            if (len(nf) == 1 or len(nf) == 2 and nf[1][0] is None) and not heap and \
+                    needed is None:
+                # NOTE: a link of a chain (one edge to follow, nothing else waiting): when it
+                # makes its child ready with that child's only gradient, run the child next
+                # with it directly (what the loop below does, less its bookkeeping)
+                child, nr = nf[0]
+                gi = outs[0] if outs else None
+                if child is not None and gi is not None and deps[child] == 1:
+                    meta = child._out_meta
+                    if meta is not None and len(meta) == 1 and child not in buffers:
+                        deps[child] = 0
+                        node, g = child, gi
+                        continue
         else:
             if grads is None:
                 grads = [g]

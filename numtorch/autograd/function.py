@@ -94,6 +94,16 @@ class FunctionCtx:
     saved_variables = saved_tensors
 
 
+def saved_one(ctx):
+    """``ctx.saved_tensors[0]`` for a node that saved one tensor (a built-in op's backward:
+    the same checks, without building the tuple)."""
+    saved = ctx._saved
+    if type(saved) is tuple and len(saved) == 1 and \
+            not ctx._forward_cls.clear_saved_tensors_on_access:
+        return unpack_saved(saved[0], ctx)
+    return ctx.saved_tensors[0]
+
+
 class BackwardCFunction(FunctionCtx, Node):
     """The node a Function leaves in the graph; it is also that call's ``ctx``."""
 
@@ -436,16 +446,23 @@ def _apply_one(cls, a):
     of a custom Function, as in the seed's ``MultiplyByTwo``)."""
     grad_on = STATE.enabled
     ctx = _new(cls._backward_cls)
-    ctx._init_ctx()
+    # NOTE: _init_ctx inlined (test_fast_paths checks that every slot it sets is set here
+    # too); _init_node is not: anomaly mode swaps it
+    ctx.to_save = ctx._dirty = ctx._non_diff = None
+    ctx._saved = ()
+    ctx._materialize = True
     rg = a._rg
     record = grad_on and rg
     ctx.needs_input_grad = _TRUE1 if rg else _FALSE1
     if record:
         d = a._data
         fn = a._grad_fn
-        ctx._init_node(((fn, a._output_nr) if fn is not None and a._view is None
-                         else a._edge(),))
-        ctx._in_meta = ((d.shape, _FROM_NP[d.dtype]),)
+        if fn is not None and a._view is None:
+            ctx._init_node(((fn, a._output_nr),))
+            ctx._in_meta = _meta_of(fn, d)
+        else:
+            ctx._init_node((a._edge(),))
+            ctx._in_meta = ((d.shape, _FROM_NP[d.dtype]),)
     STATE.enabled = False
     try:
         out = cls.forward(ctx, a)
@@ -457,6 +474,18 @@ def _apply_one(cls, a):
 
 
 _new = object.__new__
+
+
+def _meta_of(fn, d):
+    """``((d.shape, dtype),)`` for output 0 of ``fn`` with data ``d``: ``fn``'s own out meta
+    when it matches (a chain of ops then shares one tuple: fewer objects for the garbage
+    collector to track, and no dtype lookup)."""
+    meta = fn._out_meta
+    if meta is not None and len(meta) == 1:
+        m = meta[0]
+        if m is not None and m[1].np is d.dtype and m[0] == d.shape:
+            return meta
+    return ((d.shape, _FROM_NP[d.dtype]),)
 
 
 def _link_inputs(ctx, args, needs):
@@ -527,21 +556,24 @@ def _wrap_one(ctx, args, o, record):
             break
     if record:
         d = o._data
-        dt = _FROM_NP[d.dtype]
+        meta = ctx._in_meta
+        m = meta[0] if len(meta) == 1 else None
+        # NOTE: most Functions keep shape and dtype: share the input's meta (fewer objects
+        # alive per node, less work for the garbage collector)
+        if m is not None and m[1].np is d.dtype:
+            dt = m[1]
+            if m[0] != d.shape:
+                meta = ((d.shape, dt),)
+        else:
+            dt = _FROM_NP[d.dtype]
+            meta = ((d.shape, dt),)
+        ctx._out_meta = meta
         if dt.is_floating_point or dt.is_complex:
             o._grad_fn = ctx
             o._rg = True
             o._output_nr = 0
         elif o._rg and o._grad_fn is None:
             o._rg = False
-        meta = ctx._in_meta
-        shape = d.shape
-        # NOTE: most Functions keep shape and dtype: share the input's meta (fewer objects
-        # alive per node, less work for the garbage collector)
-        if len(meta) == 1 and meta[0] is not None and meta[0][1] is dt and meta[0][0] == shape:
-            ctx._out_meta = meta
-        else:
-            ctx._out_meta = ((shape, dt),)
         saved = ctx.to_save
         if saved:
             if len(saved) == 1:

@@ -112,7 +112,8 @@ def _install_operators():
         # (``B.record_binary`` knows its ctx). Anything unusual, such as a broadcasting
         # error, takes the full path.
         apply, slow = cls.apply, binary(fn)
-        make, scalar, scalars, ndarray = Tensor._make, scalar_array, _SCALARS, np.ndarray
+        make, scalars, ndarray = Tensor._make, _SCALARS, np.ndarray
+        f32, f64, s32, s64 = _F32, _F64, _BY_DTYPE[_F32], _BY_DTYPE[_F64]
         record = B.record_binary
 
         def op(self, other):
@@ -122,7 +123,8 @@ def _install_operators():
                     rec = (self._rg or other._rg) and STATE.enabled
                     if not rec or recordable:
                         a, b = self._data, other._data
-                        if a.dtype is b.dtype and a.dtype.kind in "fc":
+                        dt = a.dtype
+                        if dt is b.dtype and (dt is f32 or dt is f64 or dt.kind in "fc"):
                             try:
                                 out = ufunc(a, b)
                             except ValueError:
@@ -138,9 +140,12 @@ def _install_operators():
                     if not rec or recordable:
                         a = self._data
                         dt = a.dtype
-                        if dt.kind in "fc":
-                            z = scalars.get((other, dt))
-                            out = ufunc(a, z if z is not None else scalar(other, dt))
+                        if dt is f32 or dt is f64 or dt.kind in "fc":
+                            # NOTE: the common dtypes' caches are keyed by the number alone
+                            # (hashing a NumPy dtype costs as much as the rest of the lookup)
+                            z = s32.get(other) if dt is f32 else \
+                                s64.get(other) if dt is f64 else scalars.get((other, dt))
+                            out = ufunc(a, z if z is not None else _scalar(other, dt))
                             if rec:
                                 return record(cls, self, other, out)
                             return make(out if type(out) is ndarray else np.asarray(out),
@@ -195,6 +200,21 @@ def _install_operators():
                      ("__iand__", "bitwise_and_"), ("__ior__", "bitwise_or_"),
                      ("__ixor__", "bitwise_xor_")):
         setattr(T, name, getattr(T, fn))
+
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_BY_DTYPE = {_F32: {}, _F64: {}}  # float32/64: number -> scalar_array(number, dtype)
+
+
+def _scalar(x, dt):
+    """``scalar_array(x, dt)``, remembered in ``_BY_DTYPE`` when scalar_array caches it."""
+    z = scalar_array(x, dt)
+    cache = _BY_DTYPE.get(dt)
+    if cache is not None and _SCALARS.get((x, dt)) is z:
+        if len(cache) >= 512:
+            cache.clear()
+        cache[x] = z
+    return z
 
 
 def _fast_rsub(self, other):

@@ -7,7 +7,7 @@ when nothing needs a gradient no node is built at all.
 import numpy as np
 
 from .. import _dtype as D
-from ..autograd.function import BackwardCFunction, Function
+from ..autograd.function import BackwardCFunction, Function, _meta_of
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import pack_saved
 from .._tensor import Tensor
@@ -151,10 +151,17 @@ def record_unary(cls, a, out, uses):
     if type(out) is not _ndarray:
         out = np.asarray(out)
     ctx = _new(cls._backward_cls)
-    ctx._init_ctx()
+    # NOTE: _init_ctx inlined (test_fast_paths checks that every slot it sets is set here
+    # too); _init_node is not: anomaly mode swaps it
+    ctx.to_save = ctx._dirty = ctx._non_diff = None
+    ctx._materialize = True
     fn = a._grad_fn
-    ctx._init_node(((fn, a._output_nr) if fn is not None and a._view is None else a._edge(),))
-    meta = ((d.shape, _FROM_NP[d.dtype]),)
+    if fn is not None and a._view is None:
+        ctx._init_node(((fn, a._output_nr),))
+        meta = _meta_of(fn, d)
+    else:
+        ctx._init_node((a._edge(),))
+        meta = ((d.shape, _FROM_NP[d.dtype]),)
     ctx._in_meta = meta
     dt = out.dtype
     ctx._out_meta = meta if dt is d.dtype and out.shape == d.shape else \
@@ -165,6 +172,8 @@ def record_unary(cls, a, out, uses):
         ctx._saved = (pack_saved(a, ctx, False),)
     elif uses == "out":
         ctx._saved = (pack_saved(t, ctx, True),)
+    else:
+        ctx._saved = ()
     return t
 
 
@@ -176,15 +185,20 @@ def record_binary(cls, a, b, out):
     if type(out) is not _ndarray:
         out = np.asarray(out)
     ctx = _new(cls._backward_cls)
-    ctx._init_ctx()
+    # NOTE: _init_ctx inlined, as in record_unary
+    ctx.to_save = ctx._dirty = ctx._non_diff = None
+    ctx._materialize = True
+    ctx._saved = ()
     d = a._data
-    ma = (d.shape, _FROM_NP[d.dtype])
     ra = a._rg
-    if ra:
-        fn = a._grad_fn
-        ea = (fn, a._output_nr) if fn is not None and a._view is None else a._edge()
+    fn = a._grad_fn
+    if fn is not None and a._view is None:
+        meta = _meta_of(fn, d)
+        ea = (fn, a._output_nr) if ra else _NO_EDGE
     else:
-        ea = _NO_EDGE
+        meta = ((d.shape, _FROM_NP[d.dtype]),)
+        ea = a._edge() if ra else _NO_EDGE
+    ma = meta[0]
     mul = cls._saves_operands
     if type(b) is Tensor:
         db = b._data
@@ -195,7 +209,7 @@ def record_binary(cls, a, b, out):
         else:
             eb = _NO_EDGE
         ctx._init_node((ea, eb))
-        ctx._in_meta = (ma, (db.shape, ma[1]))
+        ctx._in_meta = (ma, ma if db.shape == ma[0] else (db.shape, ma[1]))
         ctx.needs_input_grad = (ra, rb)
         if mul:
             ctx._saved = (pack_saved(a, ctx, False) if rb else None,
@@ -203,7 +217,10 @@ def record_binary(cls, a, b, out):
     else:
         if 1 in cls._wrapped_scalars:
             ctx._init_node((ea, _NO_EDGE))
-            ctx._in_meta = (ma, _WRAPPED_META)
+            in_meta = _WRAPPED_IN.get(meta)
+            if in_meta is None:
+                in_meta = _wrapped_in_meta(meta)
+            ctx._in_meta = in_meta
         else:
             ctx._init_node((ea,))
             ctx._in_meta = (ma, None)
@@ -211,9 +228,21 @@ def record_binary(cls, a, b, out):
         if mul:
             ctx.scalar = b
     shape = out.shape
-    ctx._out_meta = (ma,) if out.dtype is d.dtype and shape == ma[0] else \
+    ctx._out_meta = meta if out.dtype is d.dtype and shape == ma[0] else \
         ((shape, _FROM_NP[out.dtype]),)
     return _make(out, ctx, True)
+
+
+# ``(m,)`` -> ``(m, _WRAPPED_META)``: the in meta of ``tensor (op) number``, shared by the
+# nodes of one shape and dtype (fewer objects for the garbage collector to track)
+_WRAPPED_IN = {}
+
+
+def _wrapped_in_meta(meta):
+    if len(_WRAPPED_IN) >= 256:
+        _WRAPPED_IN.clear()
+    m = _WRAPPED_IN[meta] = (meta[0], _WRAPPED_META)
+    return m
 
 
 _TRUE_FALSE = (True, False)

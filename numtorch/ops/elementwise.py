@@ -18,6 +18,7 @@ from .._tensor import Tensor
 from . import _base as _B
 from ._base import BuiltinFunction
 from ..autograd.grad_mode import STATE
+from ..autograd.function import saved_one
 from ._util import binary_dtype, cast, float_np, result_np, as_array, scalar_array
 
 _ndarray = np.ndarray
@@ -153,10 +154,9 @@ class Mul(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         na, nb = ctx.needs_input_grad[:2]
-        saved = ctx.saved_tensors
-        if not saved:  # tensor * Python number
+        if not ctx._saved:  # tensor * Python number (freed: saved_tensors raises)
             return (g * ctx.scalar if na else None), None
-        a, b = saved
+        a, b = ctx.saved_tensors
         return ((g * (ctx.scalar if b is None else b)) if na else None), \
             ((g * (ctx.scalar if a is None else a)) if nb else None)
 
@@ -359,7 +359,7 @@ def _unary(name, np_fn, grad, uses="x", float_only=True, bw=None, int_ok=True):
             return np_fn(x)
 
         def backward(ctx, g):
-            return grad(g, ctx.saved_tensors[0], None)
+            return grad(g, saved_one(ctx), None)
     elif uses == "out":
         def forward(ctx, x):
             out = np_fn(x if x.dtype.kind in "fc" else prepare(x))
@@ -367,7 +367,7 @@ def _unary(name, np_fn, grad, uses="x", float_only=True, bw=None, int_ok=True):
             return out
 
         def backward(ctx, g):
-            return grad(g, None, ctx.saved_tensors[0])
+            return grad(g, None, saved_one(ctx))
     elif uses == "both":
         def forward(ctx, x):
             x = prepare(x)
@@ -823,6 +823,9 @@ def fmin(input, other, *, out=None):
     return _out(out, where(isnan(input), other, where(isnan(other), input, res)))
 
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
 def _unary_fn(cls, name):
     apply = cls.apply
     np_fn = cls.__dict__.get("_np_fn")
@@ -842,7 +845,8 @@ def _unary_fn(cls, name):
             # formula, ``torch.sin(x)`` in a model): the forward is just the NumPy function
             if type(input) is Tensor and out is None and _B._interpose is None:
                 d = input._data
-                if d.dtype.kind in "fc":
+                dt = d.dtype
+                if dt is _F32 or dt is _F64 or dt.kind in "fc":
                     if input._rg and STATE.enabled:
                         return record(cls, input, np_fn(d), uses)
                     r = np_fn(d)

@@ -511,3 +511,96 @@ def _pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     def arr(v):
         return v._data if isinstance(v, Tensor) else v
     return LinalgPinv.apply(_float(A, "linalg.pinv"), arr(atol), arr(rtol), bool(hermitian))
+
+
+# ---- LDL^T (Bunch-Kaufman, LAPACK sytrf/sytrs as PyTorch; no gradient there either) -------------
+def _ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    """``(LD, pivots, info)``: the compact LDL^T factorisation of symmetric A (its lower
+    triangle), with LAPACK's pivots (negative for 2 x 2 blocks)."""
+    lapack = _scipy_linalg().lapack
+    name = "hetrf" if hermitian and A.is_complex() else "sytrf"
+
+    def one(a):
+        n = a.shape[-1]
+        if n == 0:
+            return a.copy(), np.zeros(0, np.int32), np.zeros((), np.int32)
+        (fn,) = lapack.get_lapack_funcs((name,), (a,))
+        ld, piv, info = fn(a, lower=1)
+        return np.tril(ld).astype(a.dtype), piv.astype(np.int32), np.asarray(info, np.int32)
+    x = _float(A, "linalg.ldl_factor_ex")._data
+    n = x.shape[-1]
+    ld, piv, info = _batched(one, x, ((n, n), x.dtype), ((n,), np.int32), ((), np.int32))
+    if check_errors and np.any(info != 0):
+        raise RuntimeError("linalg.ldl_factor_ex: the factorization could not be completed")
+    return return_types.linalg_ldl_factor_ex(_const(ld), _const(piv), _const(info))
+
+
+def _ldl_factor(A, *, hermitian=False, out=None):
+    """``(LD, pivots)`` of the LDL^T factorisation (see ``ldl_factor_ex``)."""
+    LD, piv, _ = _ldl_factor_ex(A, hermitian=hermitian)
+    return return_types.linalg_ldl_factor(LD, piv)
+
+
+def _ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    """X with A X = B from A's ``ldl_factor``."""
+    lapack = _scipy_linalg().lapack
+    name = "hetrs" if hermitian and LD.is_complex() else "sytrs"
+    ld, piv, b = LD._data, pivots._data, B._data
+    batch = np.broadcast_shapes(ld.shape[:-2], b.shape[:-2])
+    count = int(np.prod(batch))
+    ld = np.broadcast_to(ld, batch + ld.shape[-2:]).reshape((count,) + ld.shape[-2:])
+    piv = np.broadcast_to(piv, batch + piv.shape[-1:]).reshape((count,) + piv.shape[-1:])
+    bb = np.broadcast_to(b, batch + b.shape[-2:]).reshape((count,) + b.shape[-2:])
+    out = np.empty(bb.shape, np.result_type(ld, bb))
+    for i in range(bb.shape[0]):
+        (fn,) = lapack.get_lapack_funcs((name,), (ld[i],))
+        out[i] = fn(ld[i], piv[i], bb[i], lower=1)[0] if bb[i].size else bb[i]
+    return _const(out.reshape(batch + b.shape[-2:]))
+
+
+# ---- general eigendecomposition with its gradient ------------------------------------------------
+class LinalgEig(BuiltinFunction):
+    """(L, V) with A V = V diag(L) (unit-norm V, LAPACK's geev as PyTorch);
+    dA = V^-H (diag(gL) + P(V^H gV) / conj(L_j - L_i)) V^H, P the projection that removes the
+    real part of the diagonal (each eigenvector's free phase)."""
+    _backward_name = "LinalgEigBackward0"
+
+    @staticmethod
+    def forward(ctx, A):
+        ct = np.complex128 if A.dtype in (np.float64, np.complex128) else np.complex64
+        w, V = np.linalg.eig(A)
+        w, V = w.astype(ct), V.astype(ct)
+        ctx.real_input = A.dtype.kind != "c"
+        ctx.save_for_backward(w, V)
+        return w, V
+
+    @staticmethod
+    def backward(ctx, gL, gV):
+        from .elementwise import where
+        from .complex_ops import real
+        L, V = ctx.saved_tensors
+        Vh = V.mH
+        n = L.shape[-1]
+        eye = _const(np.eye(n, dtype=bool))
+        if gV is None:
+            inner = (gL if gL is not None else L * 0).diag_embed()
+        else:
+            VhgV = Vh @ gV
+            VhgV = VhgV - Vh @ (V * real(VhgV.diagonal(0, -2, -1)).unsqueeze(-2))
+            Lc = L.conj()
+            E = where(eye, 1.0, Lc.unsqueeze(-2) - Lc.unsqueeze(-1))
+            inner = where(eye, 0.0, VhgV / E)
+            if gL is not None:
+                inner = inner + gL.diag_embed()
+        gA = _linalg().solve(Vh, inner @ Vh)
+        return real(gA) if ctx.real_input else gA
+
+
+def _eig(A, *, out=None):
+    """``torch.linalg.eig``: complex eigenvalues and unit-norm eigenvectors."""
+    return return_types.linalg_eig(*LinalgEig.apply(_float(A, "linalg.eig")))
+
+
+def _eigvals(A, *, out=None):
+    """``torch.linalg.eigvals``: the complex eigenvalues."""
+    return LinalgEig.apply(_float(A, "linalg.eigvals"))[0]

@@ -948,7 +948,7 @@ METHODS += ["diagonal_copy", "expand_copy", "permute_copy", "squeeze_copy", "t_c
 
 
 # ---- resizing in place ------------------------------------------------------------------------
-def resize_(input, *sizes, memory_format=None):
+def _resize_(input, *sizes, memory_format=None):
     """Give ``input`` the shape ``sizes`` in place, keeping its first elements (new ones are
     uninitialised, here zeros)."""
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
@@ -965,7 +965,7 @@ def resize_(input, *sizes, memory_format=None):
 
 def resize_as_(input, the_template, *, memory_format=None):
     """``resize_`` to the shape of ``the_template``."""
-    return resize_(input, tuple(the_template.shape))
+    return _resize_(input, tuple(the_template.shape))
 
 
 def _new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None,
@@ -974,6 +974,47 @@ def _new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=No
     return empty(tuple(size), dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
-Tensor.resize_ = resize_
+Tensor.resize_ = _resize_
 Tensor.resize_as_ = resize_as_
 Tensor.new_empty_strided = _new_empty_strided
+
+
+# ---- random fills with PyTorch's CPU samplers (serial, one double draw per element) -------------
+def _draw(self, generator, make, op, float_only=True):
+    """Fill ``self`` in place with ``make(n uniform-stream generator) -> float64 array``."""
+    from .. import _random as R
+    from .conversion import _random_inplace
+    if float_only and self._data.dtype.kind != "f":
+        raise RuntimeError(f"{op} expects a floating point tensor, but got "
+                           f"{_type_name(self.dtype)}")
+    gen = R._gen(generator)
+    return _random_inplace(self, lambda shape, _: make(gen, int(np.prod(shape))).reshape(
+        shape).astype(self._data.dtype))
+
+
+def _cauchy_(self, median=0, sigma=1, *, generator=None):
+    """Fill with Cauchy samples: median + sigma * tan(pi * (u - 0.5))."""
+    return _draw(self, generator, lambda g, n: median + sigma * np.tan(
+        math.pi * (g._uniform64(n) - 0.5)), "cauchy_")
+
+
+def _geometric_(self, p, *, generator=None):
+    """Fill with geometric samples (trials until the first success): ceil(log u / log(1-p))."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    return _draw(self, generator, lambda g, n: np.ceil(np.log(g._uniform64(n)) /
+                                                      math.log1p(-p)), "geometric_", False)
+
+
+def _log_normal_(self, mean=1, std=2, *, generator=None):
+    """Fill with log-normal samples: exp(normal(mean, std)), PyTorch's double sampler."""
+    from .. import _random as R
+    if std <= 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    return _draw(self, generator, lambda g, n: np.exp(R._normal_scalar(g, n, mean, std)),
+                 "log_normal_")
+
+
+Tensor.cauchy_ = _cauchy_
+Tensor.geometric_ = _geometric_
+Tensor.log_normal_ = _log_normal_

@@ -208,3 +208,72 @@ def test_fast_paths_pack_through_saved_tensors_hooks(torch):
         y.sum().backward()
         return len(packed), x.grad, w.grad
     check_same(fn)
+
+
+def _slots_set(node):
+    names = {s for k in type(node).__mro__ for s in getattr(k, "__slots__", ())
+             if s not in ("__dict__", "__weakref__")}
+    return {s for s in names if hasattr(node, s)}
+
+
+class _Double(numtorch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+
+@pytest.mark.parametrize("make", [
+    lambda x, y: x.sin(), lambda x, y: x.exp(), lambda x, y: -x, lambda x, y: x * 1.5,
+    lambda x, y: x + 1, lambda x, y: x * y, lambda x, y: x + y, lambda x, y: _Double.apply(x)],
+    ids=["sin", "exp", "neg", "mul-number", "add-number", "mul", "add", "custom"])
+def test_fast_nodes_set_every_slot_the_general_init_sets(make):
+    # record_unary, record_binary and Function's _apply_one inline _init_ctx: a slot added
+    # there must be set by them too
+    x, y = _leaf(3) * 1, _leaf(3, seed=1)
+    node = make(x, y).grad_fn
+    ref = object.__new__(type(node))
+    ref._init_ctx()
+    ref._init_node(())
+    assert _slots_set(ref) <= _slots_set(node)
+
+
+def test_chain_nodes_share_their_metadata():
+    # fewer objects for the garbage collector: a chain of same-shaped ops shares one
+    # (shape, dtype) tuple instead of building its own per node
+    x = _leaf(4)
+    y = _Double.apply(((x * 1.5).sin().tanh() + 1.0).exp())
+    nodes = []
+    node = y.grad_fn
+    while node.next_functions:
+        nodes.append(node)
+        node = node.next_functions[0][0]
+    metas = {id(n._out_meta) for n in nodes} | {id(n._in_meta) for n in nodes
+                                                if len(n._in_meta) == 1}
+    assert len(metas) == 1
+
+
+def test_chain_root_that_also_gets_a_gradient_from_another_root(torch):
+    # a root with its own seed gradient is also the child of another root: the chain
+    # shortcut must not skip the buffered seed
+    def fn(lib):
+        x = lib.tensor([0.5, -1.0], requires_grad=True)
+        y = (x * 3.0).sin()
+        z = (y * 2.0).exp()
+        lib.autograd.backward([z, y], [lib.ones(2), lib.full((2,), 0.5)])
+        return x.grad
+    check_same(fn)
+
+
+def test_anomaly_mode_records_fast_path_nodes():
+    # record_unary / record_binary / _apply_one call _init_node, which anomaly mode swaps
+    x = _leaf(3)
+    with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"), \
+            numtorch.autograd.detect_anomaly():
+        for node in ((x * 2.0).grad_fn, x.sin().grad_fn, (x * x).grad_fn,
+                     _Double.apply(x).grad_fn):
+            assert "traceback_" in node.metadata

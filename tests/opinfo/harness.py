@@ -16,6 +16,14 @@ The checks, per sample:
 
 A lambda that the OpInfo defines (``lambda x: x.mT``) runs on numtorch by re-binding its global
 ``torch`` to numtorch, as ``numtorch run`` does for a user's script.
+
+Judgement calls, each visible below: outputs are compared after the sample's own
+``output_process_fn_grad`` (what PyTorch's tests deem well defined, e.g. U @ V^H of an SVD);
+gradients go through the OpInfo's ``gradcheck_wrapper`` (e.g. symmetrising eigh's input);
+in-place variants run on copies under no_grad; random ops draw from the same seed (numtorch
+reproduces PyTorch's stream); ``UNDEFINED_VALUES`` ops (``empty`` ...) compare dtype and shape
+only; ``TIE_BREAKING`` ops may pick another of equal elements; the OpInfo's
+``precisionOverride`` loosens the tolerance; what either library warns is not compared.
 """
 import functools
 import math

@@ -156,6 +156,7 @@ def write_coverage(results, op_db, path=COVERAGE, max_samples=None):
         "|---|---|",
     ]
     lines += [f"| {fam} | {why} |" for fam, why in FAMILIES]
+    lines += ["", "Excluded names: " + ", ".join(f"`{n}`" for n in excl) + "."]
     lines += ["", "## Per op", "",
               "| op | status | forward | variants | grad | gradgrad | first failure |",
               "|---|---|---|---|---|---|---|"]
