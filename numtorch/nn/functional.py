@@ -29,7 +29,7 @@ from ..ops import shape as S
 from ..ops.conv import Convolution, ConvGeom, ConvTranspose
 from ..ops.inplace import inplace as _inplace
 from ..ops.linalg import linear, einsum
-from .modules.utils import _ntuple, _pair, _single
+from .modules.utils import _ntuple, _pair, _single, _triple
 
 _make = Tensor._make
 
@@ -1676,6 +1676,38 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
 
 
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Place values back at their max_pool3d indices (zeros elsewhere).
+
+    >>> x, i = max_pool3d(torch.arange(8.).reshape(1, 1, 2, 2, 2), 2, return_indices=True)
+    >>> max_unpool3d(x, i, 2).flatten()
+    tensor([0., 0., 0., 0., 0., 0., 0., 7.])
+    """
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """:func:`max_pool1d` returning (values, indices) whatever ``return_indices``."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """:func:`max_pool2d` returning (values, indices) whatever ``return_indices``.
+
+    >>> max_pool2d_with_indices(torch.arange(4.).reshape(1, 1, 2, 2), 2)[1]
+    tensor([[[[3]]]])
+    """
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """:func:`max_pool3d` returning (values, indices) whatever ``return_indices``."""
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
 def _max_unpool(input, indices, kernel_size, stride, padding, output_size, nsp):
     tup = _ntuple(nsp)
     k = tup(kernel_size)
@@ -1761,6 +1793,21 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return (out.sign() * relu(out.abs())).mul(kw * kh).pow(1.0 / norm_type)
 
 
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over windows of x^p)^(1/p) for (N, C, D, H, W) (p = inf: max of |x|).
+
+    >>> lp_pool3d(torch.ones(1, 1, 2, 2, 2), 1, 2)
+    tensor([[[[[8.]]]]])
+    """
+    kd, kw, kh = _triple(kernel_size)
+    if norm_type == float("inf"):
+        return max_pool3d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -float("inf"):
+        return -max_pool3d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(kd * kw * kh).pow(1.0 / norm_type)
+
+
 def _adaptive_sizes(x, output_size, nsp):
     out = _ntuple(nsp)(output_size)
     sizes = x.shape[x.dim() - nsp:]
@@ -1830,6 +1877,25 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     """Max over adaptive windows giving an ``output_size`` volume."""
     return _adaptive_max(input, output_size, return_indices, 3)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    """:func:`adaptive_max_pool1d` returning (values, indices)."""
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    """:func:`adaptive_max_pool2d` returning (values, indices).
+
+    >>> adaptive_max_pool2d_with_indices(torch.arange(4.).reshape(1, 1, 2, 2), 1)[1]
+    tensor([[[[3]]]])
+    """
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """:func:`adaptive_max_pool3d` returning (values, indices)."""
+    return adaptive_max_pool3d(input, output_size, True)
 
 
 # ---- normalisation -----------------------------------------------------------------------
@@ -2089,10 +2155,43 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
-    """Deprecated alias of :func:`interpolate`."""
-    warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate "
+    """Deprecated alias of :func:`interpolate` (warns)."""
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
                   "instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated: :func:`interpolate` with mode 'nearest' (warns)."""
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated: :func:`interpolate` with mode 'bilinear', align_corners=True (warns)."""
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def channel_shuffle(input, groups):
+    """Split the C channels into ``groups`` and interleave them: (g, C/g) -> (C/g, g).
+
+    >>> channel_shuffle(torch.arange(4.).reshape(1, 4, 1), 2).flatten()
+    tensor([0., 2., 1., 3.])
+    """
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, "
+                           f"but got input with sizes {list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value "
+                           f"of groups:{groups}")
+    c = input.shape[1]
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels "
+                           f"and {groups} groups.")
+    return P.ChannelShuffle.apply(input, groups)
 
 
 def pixel_shuffle(input, upscale_factor):
@@ -2128,6 +2227,85 @@ def pixel_unshuffle(input, downscale_factor):
     return x.reshape(tuple(lead) + (c * r * r, h // r, w // r))
 
 
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False "
+                  "since 1.3.0. Please specify align_corners=True if the old behavior is desired. "
+                  "See the documentation of grid_sample for details.")
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Sample ``input`` (N, C, H, W) or (N, C, D, H, W) at the normalised ``grid`` positions.
+
+    >>> grid_sample(torch.arange(4.).reshape(1, 1, 2, 2), torch.zeros(1, 1, 1, 2),
+    ...             align_corners=False)
+    tensor([[[[1.5000]]]])
+    """
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
+                         f"'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    _check_grid(input, grid, mode)
+    nsp = input.dim() - 2
+    cls = P.named(P.GridSampler, f"GridSampler{nsp}DBackward0")
+    return cls.apply(input, grid, mode, padding_mode, bool(align_corners))
+
+
+def _check_grid(input, grid, mode):
+    if input.dtype != grid.dtype:
+        raise RuntimeError(f"grid_sampler(): expected input and grid to have same dtype, but "
+                           f"input has {input.dtype} and grid has {grid.dtype}")
+    if input.dim() not in (4, 5) or grid.dim() != input.dim():
+        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same "
+                           f"number of dimensions, but got input with sizes "
+                           f"{list(input.shape)} and grid with sizes {list(grid.shape)}")
+    if input.shape[0] != grid.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, "
+                           f"but got input with sizes {list(input.shape)} and grid with sizes "
+                           f"{list(grid.shape)}")
+    if grid.shape[-1] != input.dim() - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {input.dim() - 2} in "
+                           f"last dimension, but got grid with sizes {list(grid.shape)}")
+    if mode == "bicubic":
+        raise NotImplementedError("numtorch's grid_sample does not support mode 'bicubic' "
+                                  "(yet): use bilinear or nearest")
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid of the affine maps ``theta`` (N, 2, 3) or (N, 3, 4) for ``size``.
+
+    >>> affine_grid(torch.tensor([[[1., 0., 0.], [0., 1., 0.]]]), (1, 1, 1, 2),
+    ...             align_corners=False)
+    tensor([[[[-0.5000,  0.0000],
+              [ 0.5000,  0.0000]]]])
+    """
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = list(size)
+    k = len(size) - 2
+    if k not in (2, 3):
+        raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D "
+                                  f"affine transforms, respectively. Got size {tuple(size)}.")
+    if theta.dim() != 3 or tuple(theta.shape[-2:]) != (k, k + 1):
+        raise ValueError(f"Expected a batch of {k}D affine matrices of shape Nx{k}x{k + 1} for "
+                         f"size {tuple(size)}. Got {theta.shape}.")
+    if align_corners and min(size[2:]) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
+                      "grids when align_corners=True. This is not an intended use case of "
+                      "affine_grid. See the documentation of affine_grid for details.",
+                      stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {tuple(size)}")
+    base = P.affine_base(size[2:], bool(align_corners), theta._data.dtype)
+    return P.AffineGridGenerator.apply(theta, base)
+
+
 # ---- attention ---------------------------------------------------------------------------
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
@@ -2157,3 +2335,39 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dropout_p > 0.0:
         weight = dropout(weight, dropout_p, True)
     return weight @ value
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
+                                 in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
+                                 dropout_p, out_proj_weight, out_proj_bias, training=True,
+                                 key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None,
+                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights=True, is_causal=False):
+    """Sequence-first multi-head attention from explicit weights (nn.MultiheadAttention's math).
+
+    >>> e = 4
+    >>> out, w = multi_head_attention_forward(
+    ...     torch.ones(3, 1, e), torch.ones(3, 1, e), torch.ones(3, 1, e), e, 2,
+    ...     torch.ones(3 * e, e), None, None, None, False, 0.0, torch.eye(e), None)
+    >>> out.shape, w.shape
+    (torch.Size([3, 1, 4]), torch.Size([1, 3, 3]))
+    """
+    from types import SimpleNamespace
+    from .modules.transformer import multi_head_attention
+    if use_separate_proj_weight and (q_proj_weight is None or k_proj_weight is None
+                                     or v_proj_weight is None):
+        raise AssertionError("use_separate_proj_weight is True but q_proj_weight, "
+                             "k_proj_weight or v_proj_weight is None")
+    if bias_k is not None and static_k is not None:
+        raise AssertionError("bias cannot be added to static key.")
+    mha = SimpleNamespace(
+        embed_dim=embed_dim_to_check, num_heads=num_heads,
+        head_dim=embed_dim_to_check // num_heads, in_proj_weight=in_proj_weight,
+        in_proj_bias=in_proj_bias, _qkv_same_embed_dim=not use_separate_proj_weight,
+        q_proj_weight=q_proj_weight, k_proj_weight=k_proj_weight, v_proj_weight=v_proj_weight,
+        bias_k=bias_k, bias_v=bias_v, add_zero_attn=add_zero_attn, dropout=dropout_p,
+        training=training, static_k=static_k, static_v=static_v,
+        out_proj=SimpleNamespace(weight=out_proj_weight, bias=out_proj_bias))
+    return multi_head_attention(mha, query, key, value, key_padding_mask, need_weights,
+                                attn_mask, average_attn_weights, is_causal)

@@ -9,7 +9,7 @@ import numpy as np
 from .. import _dtype as D
 from ..autograd.function import BackwardCFunction, Function, _meta_of
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import pack_saved
+from ..autograd.graph import pack_saved, _hook_stack
 from .._tensor import Tensor
 
 _ndarray = np.ndarray
@@ -158,7 +158,10 @@ def record_unary(cls, a, out, uses):
     fn = a._grad_fn
     if fn is not None and a._view is None:
         ctx._init_node(((fn, a._output_nr),))
-        meta = _meta_of(fn, d)
+        meta = fn._out_meta  # _meta_of inlined
+        if meta is None or len(meta) != 1 or meta[0] is None or \
+                meta[0][1].np is not d.dtype or meta[0][0] != d.shape:
+            meta = ((d.shape, _FROM_NP[d.dtype]),)
     else:
         ctx._init_node((a._edge(),))
         meta = ((d.shape, _FROM_NP[d.dtype]),)
@@ -168,10 +171,12 @@ def record_unary(cls, a, out, uses):
         ((out.shape, _FROM_NP[dt]),)
     ctx.needs_input_grad = _TRUE1
     t = _make(out, ctx, True)
+    # NOTE: pack_saved's entries inlined for the case without saved-tensor hooks
     if uses == "x":
-        ctx._saved = (pack_saved(a, ctx, False),)
+        ctx._saved = ((0, a, a._vc[0]),) if not _hook_stack else (pack_saved(a, ctx, False),)
     elif uses == "out":
-        ctx._saved = (pack_saved(t, ctx, True),)
+        ctx._saved = ((1, out, t._vc, 0, 0, True),) if not _hook_stack else \
+            (pack_saved(t, ctx, True),)
     else:
         ctx._saved = ()
     return t

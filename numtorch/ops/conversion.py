@@ -23,9 +23,12 @@ _LEGACY = {"torch.FloatTensor": D.float32, "torch.DoubleTensor": D.float64,
 def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False,
        memory_format=None):
     """Convert to a dtype and/or device (``cpu`` only); returns self when nothing changes."""
+    flags = []  # positional non_blocking, copy (after the dtype, device or tensor)
     for a in args:
         if isinstance(a, D.dtype) or a in (float, int, bool, complex):
             dtype = a
+        elif isinstance(a, bool) and len(flags) < 2:
+            flags.append(a)
         elif isinstance(a, Tensor):
             dtype = a.dtype
         elif isinstance(a, (str, _device_cls)) or a is None:
@@ -35,6 +38,8 @@ def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False,
         else:
             raise TypeError(f"to() received an invalid combination of arguments - got "
                             f"({type(a).__name__})")
+    if len(flags) == 2:
+        copy = flags[1]
     check_device(device)
     if dtype is None:
         return self.clone() if copy else self

@@ -58,6 +58,11 @@ def _pair(ctx):
     return a, b
 
 
+def _alpha(alpha, dt):
+    """``alpha`` for an integer result wrapped into ``dt`` (uint8 with alpha=-3: 253)."""
+    return alpha if dt.kind in "fc" else cast(alpha, dt)
+
+
 # ---- arithmetic ------------------------------------------------------------------------
 class Add(BuiltinFunction):
     """out = a + alpha * b;  da = g, db = alpha * g."""
@@ -76,7 +81,7 @@ class Add(BuiltinFunction):
         dt = binary_dtype(a, b)
         if alpha != 1:
             ctx.alpha = alpha
-            b = np.multiply(cast(b, dt), alpha) if type(b) is _ndarray else b * alpha
+            b = np.multiply(cast(b, dt), _alpha(alpha, dt)) if type(b) is _ndarray else b * alpha
         return np.add(cast(a, dt), cast(b, dt))
 
     @staticmethod
@@ -99,7 +104,7 @@ class Sub(BuiltinFunction):
                                "supported. Use the `^` or `logical_xor()` operator instead.")
         ctx.alpha = alpha
         if alpha != 1:
-            b = np.multiply(cast(b, dt), alpha) if type(b) is _ndarray else b * alpha
+            b = np.multiply(cast(b, dt), _alpha(alpha, dt)) if type(b) is _ndarray else b * alpha
         return np.subtract(cast(a, dt), cast(b, dt))
 
     @staticmethod
@@ -119,7 +124,7 @@ class Rsub(BuiltinFunction):
                 and a.dtype.kind in "fc":  # fast path: Python number - float tensor
             return np.subtract(scalar_array(b, a.dtype), a)
         dt = binary_dtype(a, b)
-        return np.subtract(cast(b, dt), np.multiply(cast(a, dt), alpha) if alpha != 1
+        return np.subtract(cast(b, dt), np.multiply(cast(a, dt), _alpha(alpha, dt)) if alpha != 1
                            else cast(a, dt))
 
     @staticmethod
@@ -184,6 +189,28 @@ class Div(BuiltinFunction):
         return (g / b if na else None), (-g * a / (b * b) if nb else None)
 
 
+class DivRounding(BuiltinFunction):
+    """out = a / b rounded ('trunc' or 'floor');  da = db = 0 (PyTorch keeps the node)."""
+    _backward_name = "DivBackward2"
+    _wrapped_scalars = (0, 1)
+
+    @staticmethod
+    def forward(ctx, a, b, mode):
+        if mode == "floor":
+            return _floor_divide_arrays(a, b)
+        dt = binary_dtype(a, b)
+        if dt.kind in "iu":
+            if (np.asarray(b) == 0).any():
+                raise RuntimeError("ZeroDivisionError")
+            return np.trunc(np.true_divide(a, b)).astype(dt)
+        return np.trunc(np.true_divide(cast(a, dt), cast(b, dt)))
+
+    @staticmethod
+    def backward(ctx, g):
+        na, nb = ctx.needs_input_grad[:2]
+        return (g * 0 if na else None), (g * 0 if nb else None)
+
+
 class Pow(BuiltinFunction):
     """out = a ** b;  da = g * b * a**(b-1), db = g * out * log(a)."""
     _backward_name = "PowBackward0"
@@ -192,7 +219,10 @@ class Pow(BuiltinFunction):
     def forward(ctx, a, b):
         dt = binary_dtype(a, b)
         if dt.kind in "iu" and _has_negative(b):
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
+            if type(b) is not _ndarray:  # PyTorch raises only for a Python-number exponent
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
+            _save_pair(ctx, a, b)
+            return _int_pow_negative(cast(a, dt), cast(b, dt))
         _save_pair(ctx, a, b)
         if dt.kind == "b":
             if type(b) is _ndarray:
@@ -225,6 +255,15 @@ class PowTensor(Pow):
 
 class PowScalarBase(Pow):
     _backward_name = "PowBackward2"
+
+
+def _int_pow_negative(a, b):
+    """Integer ``a ** b`` where some ``b < 0``: as PyTorch, 1 for a == 1, +-1 for a == -1,
+    else 0."""
+    neg = b < 0
+    out = np.power(a, np.where(neg, 0, b).astype(b.dtype))
+    low = np.where(a == 1, 1, np.where(a == -1, np.where(b % 2 == 0, 1, -1), 0))
+    return np.where(neg, low, out).astype(out.dtype)
 
 
 def _has_negative(b):
@@ -505,7 +544,8 @@ def _mul_into(g, t):
 Abs = _unary("Abs", np.abs, lambda g, x, o: g * x.sgn(), float_only=False)
 Relu = _unary("Relu", lambda x: np.maximum(x, 0), lambda g, x, o: g * (o > 0).to(g.dtype),
               uses="out", float_only=False)
-Square = _unary("Square", np.square, lambda g, x, o: g * x * 2, bw="PowBackward0",
+Square = _unary("Square", lambda x: np.square(x.astype(np.int64) if x.dtype.kind == "b" else x),
+                lambda g, x, o: g * x * 2, bw="PowBackward0",
                 float_only=False)
 
 
@@ -514,6 +554,8 @@ def _zero_grad_op(name, np_fn):
 
 
 def _sign(x):
+    if x.dtype.kind == "b":
+        return x.copy()
     return np.where(np.isnan(x), 0, np.sign(x)).astype(x.dtype)  # PyTorch: sign(nan) == 0
 
 
@@ -728,19 +770,8 @@ def div(input, other, *, rounding_mode=None, out=None):
         if not isinstance(input, Tensor):
             return _out(out, mul(reciprocal(other), input))
         return _out(out, Div.apply(input, other))
-    if rounding_mode == "floor":
-        return _out(out, floor_divide(input, other))
-    if rounding_mode == "trunc":
-        a = input._data if isinstance(input, Tensor) else input
-        b = other._data if isinstance(other, Tensor) else other
-        dt = binary_dtype(a, b)
-        if dt.kind in "iu":
-            if (np.asarray(b) == 0).any():
-                raise RuntimeError("ZeroDivisionError")
-            q = np.trunc(np.true_divide(a, b)).astype(dt)
-        else:
-            q = np.trunc(np.true_divide(cast(a, dt), cast(b, dt)))
-        return _out(out, _make(as_array(q), None, False))
+    if rounding_mode == "floor" or rounding_mode == "trunc":
+        return _out(out, DivRounding.apply(input, other, rounding_mode))
     raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                        f"found '{rounding_mode}'")
 

@@ -302,12 +302,21 @@ class Gather(BuiltinFunction):
     def forward(ctx, x, dim, index):
         ctx.shape, ctx.dim = x.shape, dim
         ctx.save_for_backward(index)
-        return np.take_along_axis(x, index, dim) if x.ndim else x.copy()
+        if index.size == 0:  # PyTorch checks neither dtype nor dims of an empty index
+            return np.zeros(index.shape, x.dtype)
+        if x.ndim == 0:
+            return np.take(x.reshape(1), index)
+        # NOTE: not np.take_along_axis: index may be smaller than x in the other dims
+        idx = list(np.indices(index.shape, sparse=True))
+        idx[dim] = index
+        return x[tuple(idx)]
 
     @staticmethod
     def backward(ctx, g):
         (index,) = ctx.saved_tensors
         from .._creation import zeros
+        if index.numel() == 0:
+            return zeros(ctx.shape, dtype=g.dtype), None, None
         return scatter_add(zeros(ctx.shape, dtype=g.dtype), ctx.dim, index, g), None, None
 
 
@@ -323,8 +332,10 @@ def _check_src(input, src):
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     """Values of ``input`` at ``index`` along ``dim``."""
-    _check_index(index, "gather")
     d = wrap_dim(dim, input.ndim)
+    if isinstance(index, Tensor) and index._data.size == 0:
+        return Gather.apply(input, d, index)
+    _check_index(index, "gather")
     if index.ndim != input.ndim and input.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input "
                            "tensor")
@@ -335,7 +346,13 @@ def take_along_dim(input, indices, dim=None):
     if dim is None:
         return gather(input.reshape(-1), 0, indices.reshape(-1))
     d = wrap_dim(dim, input.ndim)
-    bshape = list(np.broadcast_shapes(input._data.shape, indices._data.shape))
+    if indices.ndim != input.ndim:
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {input.ndim} dimensions for input, "
+                           f"and {indices.ndim} dimensions for indices")
+    a, b = list(input._data.shape), list(indices._data.shape)
+    a[d] = b[d] = 1  # every dim but ``dim`` broadcasts
+    bshape = list(np.broadcast_shapes(tuple(a), tuple(b)))
     ishape = list(bshape)
     bshape[d], ishape[d] = input._data.shape[d], indices._data.shape[d]
     return gather(input.expand(bshape), d, indices.expand(ishape))
@@ -361,7 +378,12 @@ class ScatterAdd(BuiltinFunction):
 
 
 def _scatter_arrays(out, dim, index, src, add):
-    """out[..., index[i], ...] (+)= src[i] along ``dim`` over index's shape."""
+    """out[..., index[i], ...] (+)= src[i] along ``dim`` over index's shape (``add``: True,
+    False or 'multiply')."""
+    if out.ndim == 0 or index.ndim == 0:  # 0-d: as 1-d arrays of one element
+        out = out.reshape(1) if out.ndim == 0 else out
+        index = index.reshape(-1)
+        src = src.reshape(-1) if type(src) is np.ndarray else src
     idx = list(np.indices(index.shape, sparse=True))
     idx[dim] = index
     key = tuple(idx)
@@ -369,7 +391,9 @@ def _scatter_arrays(out, dim, index, src, add):
         src = np.full(index.shape, src, out.dtype)
     else:
         src = src[tuple(slice(0, n) for n in index.shape)]
-    if add:
+    if add == "multiply":
+        np.multiply.at(out, key, src)
+    elif add:
         np.add.at(out, key, src)
     else:
         out[key] = src
@@ -397,6 +421,22 @@ class Scatter(BuiltinFunction):
         return gx, None, None, gsrc
 
 
+class ScatterReduceLegacy(BuiltinFunction):
+    """``scatter(..., reduce='add'|'multiply')``: PyTorch records a node without a
+    derivative."""
+    _backward_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, x, dim, index, src, reduce):
+        out = x.copy()
+        _scatter_arrays(out, dim, index, src, add=True if reduce == "add" else reduce)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        raise RuntimeError("derivative for aten::scatter is not implemented")
+
+
 class ScatterValue(Scatter):
     _backward_name = "ScatterBackward1"
 
@@ -411,12 +451,11 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``."""
     _check_index(index, "scatter")
     if reduce is not None:
-        if reduce == "add":
-            s = src if src is not None else _make(np.full(index._data.shape, value,
-                                                          input._data.dtype), None, False)
-            return scatter_add(input, dim, index, s)
-        raise NotImplementedError(f"numtorch does not support scatter(reduce='{reduce}') yet; "
-                                  "use scatter_add")
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
+        _check_src(input, src)
+        s = src if src is not None else value
+        return ScatterReduceLegacy.apply(input, wrap_dim(dim, input.ndim), index, s, reduce)
     _check_src(input, src)
     s = src if src is not None else value
     if not isinstance(s, Tensor):
@@ -438,6 +477,8 @@ class IndexSelect(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         (index,) = ctx.saved_tensors
+        if not ctx.shape:  # a 0-d input: the output is that one element
+            return g.reshape(()), None, None
         key = (slice(None),) * ctx.dim + (index._data,)
         return IndexAddInto.apply(g, ctx.shape, key), None, None
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
+from ..autograd.function import once_differentiable
 from ._base import BuiltinFunction
 
 _make = Tensor._make
@@ -177,3 +178,47 @@ class NativeGroupNorm(BuiltinFunction):
         gw = (g * xhat).sum(axes) if nw else None
         gb = g.sum(axes) if nb else None
         return (gx.reshape(shape) if nx else None), gw, gb, None, None
+
+
+def _band(c, lows, highs):
+    """(C, C) 0/1 matrix with row i selecting channels lows[i] <= j <= highs[i]."""
+    j = np.arange(c)
+    return ((j >= np.asarray(lows)[:, None]) & (j <= np.asarray(highs)[:, None])).astype(float)
+
+
+def _channel_mix(m, x):
+    """y[:, i] = sum_j m[i, j] x[:, j] for an (N, C, H, W) ndarray."""
+    return np.einsum("ij,njhw->nihw", m.astype(x.dtype), x)
+
+
+class CrossMapLRN2d(BuiltinFunction):
+    """out = x (k + alpha/size sum_window x^2)^-beta, with PyTorch's legacy window (channel 0
+    never leaves it) and its legacy backward formula (once differentiable, as there)."""
+    _backward_name = "CrossMapLRN2dBackward"
+
+    @staticmethod
+    def forward(ctx, x, size, alpha, beta, k):
+        c = x.shape[1]
+        pre = int((size - 1) / 2 + 1)
+        i = np.arange(c)
+        window = _band(c, i - pre + 1, i + pre - 1)
+        window[:, 0] = 1  # NOTE: PyTorch's running window never subtracts channel 0
+        scale = _channel_mix(window, x * x) * (alpha / size) + k
+        out = scale ** -beta * x
+        ctx.params = (size, alpha, beta)
+        ctx.scale = scale
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, g):
+        x, out = (t._data for t in ctx.saved_tensors)
+        size, alpha, beta = ctx.params
+        g, scale = g._data, ctx.scale
+        c = x.shape[1]
+        inv = int(size - (size - 1) / 2)
+        i = np.arange(c)
+        ratio = _channel_mix(_band(c, i - inv, i + size - 1 - inv), g * out / scale)
+        gx = scale ** -beta * g - (2 * alpha * beta / size) * x * ratio
+        return Tensor._make(gx.astype(x.dtype), None, False), None, None, None, None

@@ -14,6 +14,7 @@ tensor([[[[4.]]]])
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.function import once_differentiable
 from ._base import BuiltinFunction
 from .conv import ConvGeom, col2im, pad_array, windows
 
@@ -304,3 +305,156 @@ class ConstantPadNd(BuiltinFunction):
     def backward(ctx, g):
         neg = tuple((-lo, -hi) for lo, hi in ctx.pad)
         return ConstantPadNd.apply(g, neg, 0), None, None
+
+
+# ---- grid sampling -----------------------------------------------------------------------
+def _unnormalize(coord, size, align_corners):
+    """Grid coordinate in [-1, 1] -> pixel position, with d(position)/d(coord)."""
+    if align_corners:
+        return (coord + 1) / 2 * (size - 1), (size - 1) / 2
+    return ((coord + 1) * size - 1) / 2, size / 2
+
+
+def _reflect(c, twice_low, twice_high):
+    """PyTorch's reflect_coordinates, with the sign it multiplies the gradient by."""
+    if twice_low == twice_high:
+        return np.zeros_like(c), np.zeros_like(c)
+    low, span = twice_low / 2, (twice_high - twice_low) / 2
+    c = c - low
+    sign = np.where(c < 0, -1, 1).astype(c.dtype)
+    c = np.abs(c)
+    extra = np.fmod(c, span)
+    even = np.floor(c / span) % 2 == 0
+    return np.where(even, extra + low, span - extra + low).astype(c.dtype), \
+        np.where(even, sign, -sign)
+
+
+def _source(coord, size, padding_mode, align_corners):
+    """Pixel position of each grid coordinate after padding_mode, and its gradient factor."""
+    c, scale = _unnormalize(coord, size, align_corners)
+    mult = np.full_like(c, scale)
+    if padding_mode == "reflection":
+        bounds = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
+        c, sign = _reflect(c, *bounds)
+        mult = mult * sign
+    if padding_mode != "zeros":
+        mult = mult * ((c > 0) & (c < size - 1))
+        c = np.clip(c, 0, size - 1).astype(coord.dtype)
+    return c, mult
+
+
+def _corners(src, sizes, mode):
+    """[(index per dim, weight, d weight / d src per dim)] of the sampled neighbours."""
+    if mode == "nearest":
+        idx = [np.rint(s).astype(np.int64) for s in src]
+        w = np.ones_like(src[0])
+        return [_masked(idx, w, [np.zeros_like(w)] * len(src), sizes)]
+    lo = [np.floor(s) for s in src]
+    frac = [s - f for s, f in zip(src, lo)]
+    out = []
+    for bits in np.ndindex(*(2,) * len(src)):
+        ws = [f if b else 1 - f for f, b in zip(frac, bits)]
+        idx = [f.astype(np.int64) + b for f, b in zip(lo, bits)]
+        dws = []
+        for d, b in enumerate(bits):
+            rest = np.prod([w for e, w in enumerate(ws) if e != d], axis=0) if len(ws) > 1 \
+                else np.ones_like(ws[0])
+            dws.append(rest if b else -rest)
+        out.append(_masked(idx, np.prod(ws, axis=0), dws, sizes))
+    return out
+
+
+def _masked(idx, w, dws, sizes):
+    valid = np.ones(w.shape, bool)
+    for i, n in zip(idx, sizes):
+        valid &= (i >= 0) & (i < n)
+    idx = [np.where(valid, i, 0) for i in idx]
+    return idx, w * valid, [dw * valid for dw in dws]
+
+
+def _grid_terms(x, grid, mode, padding_mode, align_corners):
+    nsp = x.ndim - 2
+    sizes = x.shape[2:]
+    srcs = [_source(grid[..., nsp - 1 - d], sizes[d], padding_mode, align_corners)
+            for d in range(nsp)]
+    n = np.arange(x.shape[0]).reshape((-1,) + (1,) * nsp)
+    keys = [((n,) + tuple(i), w, dws) for i, w, dws in _corners([s for s, _ in srcs], sizes,
+                                                                 mode)]
+    return np.moveaxis(x, 1, -1), keys, [m for _, m in srcs]
+
+
+class GridSampler(BuiltinFunction):
+    """out[n, :, p] = sum over neighbours k of w_k(grid[n, p]) x[n, :, k];  dx scatters g
+    with the same weights, dgrid = g . x_k dw_k/dgrid (once differentiable, as PyTorch's)."""
+    _backward_name = "GridSampler2DBackward0"
+
+    @staticmethod
+    def forward(ctx, x, grid, mode, padding_mode, align_corners):
+        ctx.opts = (mode, padding_mode, align_corners)
+        ctx.save_for_backward(x, grid)
+        xt, keys, _ = _grid_terms(x, grid, mode, padding_mode, align_corners)
+        out = sum(xt[key] * w[..., None] for key, w, _ in keys)
+        return np.ascontiguousarray(np.moveaxis(out, -1, 1).astype(x.dtype))
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, g):
+        x, grid = (t._data for t in ctx.saved_tensors)
+        xt, keys, mults = _grid_terms(x, grid, *ctx.opts)
+        gt = np.moveaxis(g._data, 1, -1)
+        gx = np.zeros_like(xt)
+        ggrid = np.zeros_like(grid)
+        nsp = len(mults)
+        for key, w, dws in keys:
+            np.add.at(gx, key, gt * w[..., None])
+            gdot = (gt * xt[key]).sum(-1)
+            for d in range(nsp):
+                ggrid[..., nsp - 1 - d] += gdot * dws[d] * mults[d]
+        return _make(np.moveaxis(gx, -1, 1).copy(), None, False), \
+            _make(ggrid, None, False), None, None, None
+
+
+class AffineGridGenerator(BuiltinFunction):
+    """grid[n, p] = theta[n] @ base[p] (base = normalised (x, y[, z], 1));
+    dtheta = g^T base."""
+    _backward_name = "AffineGridGeneratorBackward0"
+
+    @staticmethod
+    def forward(ctx, theta, base):
+        ctx.base = base
+        n, k = theta.shape[0], theta.shape[1]
+        flat = base.reshape(-1, k + 1) @ np.swapaxes(theta, 1, 2)
+        return flat.reshape((n,) + base.shape[:-1] + (k,)).astype(theta.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        n, k = g.shape[0], g.shape[-1]
+        base = _const(ctx.base.reshape(-1, k + 1).astype(ctx.base.dtype))
+        return g.reshape(n, -1, k).transpose(1, 2) @ base.to(g.dtype), None
+
+
+def affine_base(spatial, align_corners, dtype):
+    """The (*spatial, nsp + 1) grid of normalised positions (x fastest) with a ones column."""
+    axes = []
+    for n in reversed(spatial):
+        r = np.linspace(-1, 1, n) if n > 1 else np.zeros(1)
+        axes.append(r * (n - 1) / n if not align_corners and n > 1 else r)
+    mesh = np.meshgrid(*reversed(axes), indexing="ij")
+    cols = list(reversed(mesh)) + [np.ones(tuple(spatial))]
+    return np.stack(cols, -1).astype(dtype)
+
+
+class ChannelShuffle(BuiltinFunction):
+    """out = channels (g, C/g) transposed to (C/g, g);  dx = the inverse shuffle of g."""
+    _backward_name = "ChannelShuffleBackward0"
+
+    @staticmethod
+    def forward(ctx, x, groups):
+        n, c = x.shape[:2]
+        ctx.inverse = c // groups
+        y = x.reshape((n, groups, c // groups) + x.shape[2:]).swapaxes(1, 2)
+        return np.ascontiguousarray(y).reshape(x.shape)
+
+    @staticmethod
+    def backward(ctx, g):
+        return ChannelShuffle.apply(g, ctx.inverse), None

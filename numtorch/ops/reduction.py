@@ -202,6 +202,8 @@ def _prod_grad(x, dim):
     if dim is None:
         flat = x.reshape(-1)
         return _prod_grad(flat, 0).reshape(x.shape)
+    if x.ndim == 0 or x.shape[dim] <= 1:  # the product of no others is 1
+        return _make(np.ones(x._data.shape, x._data.dtype), None, False)
     ones_shape = list(x.shape)
     ones_shape[dim] = 1
     one = _make(np.ones(ones_shape, x._data.dtype), None, False)
@@ -598,10 +600,10 @@ class Logsumexp(BuiltinFunction):
         m = np.max(x, axis=dims, keepdims=True) if x.size else np.zeros((1,) * x.ndim, x.dtype)
         m = np.where(np.isfinite(m), m, 0)
         s = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
-        out = s if keepdim else np.squeeze(s, axis=dims)
-        ctx.save_for_backward(x, as_array(out))
+        out = as_array(s if keepdim else np.squeeze(s, axis=dims))
+        ctx.save_for_backward(x, out)  # the same array: saved as the output (gradgrad)
         ctx.dims, ctx.keepdim = dims, keepdim
-        return as_array(out)
+        return out
 
     @staticmethod
     def backward(ctx, g):
@@ -734,12 +736,17 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    """``torch.norm``: Frobenius / vector p-norms (``nuc`` is not supported)."""
+    """``torch.norm``: Frobenius / vector p-norms, and the nuclear norm of matrices."""
     if p == "fro" or p is None:
         p = 2
-    if p == "nuc":
-        raise NotImplementedError("numtorch does not support norm(p='nuc') yet; use "
-                                  "torch.linalg.svdvals(x).sum()")
+    if p == "nuc":  # a matrix norm over ``dim`` (the whole of a 2-d input when None)
+        from ..linalg import matrix_norm
+        dims = tuple(range(input.ndim)) if dim is None else \
+            ((dim,) if isinstance(dim, int) else tuple(dim))
+        if len(dims) != 2:
+            raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
+                               + " ".join(map(str, dims)))
+        return matrix_norm(input, "nuc", dims, keepdim, dtype=dtype)
     return vector_norm(input, p, dim, keepdim, dtype=dtype)
 
 

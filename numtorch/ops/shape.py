@@ -559,8 +559,8 @@ class Cat(BuiltinFunction):
     @staticmethod
     def forward(ctx, dim, *xs):
         ctx.dim = dim
-        ctx.sizes = [x.shape[dim] if x.ndim else 0 for x in xs]
-        ctx.empty = [x.ndim == 1 and x.shape[0] == 0 for x in xs]
+        ctx.empty = [x.ndim == 1 and x.shape[0] == 0 for x in xs]  # skipped, as PyTorch
+        ctx.sizes = [x.shape[dim] if x.ndim and not e else 0 for x, e in zip(xs, ctx.empty)]
         from ._util import result_np
         dt = result_np(*[x for x in xs]) if len(xs) > 1 else xs[0].dtype
         parts = [x.astype(dt, copy=False) for x, e in zip(xs, ctx.empty) if not e]
@@ -670,16 +670,32 @@ def column_stack(tensors):
     return hstack([t.reshape(-1, 1) if t.ndim <= 1 else t for t in tensors])
 
 
+def _each(fn):
+    """``fn`` for ``atleast_Nd(t)``, ``atleast_Nd(t1, t2)`` and ``atleast_Nd([t1, t2])`` (the
+    last two give a tuple, as PyTorch)."""
+    def call(*tensors):
+        if len(tensors) == 1 and not isinstance(tensors[0], (list, tuple)):
+            return fn(tensors[0])
+        if len(tensors) == 1:
+            tensors = tensors[0]
+        return tuple(fn(t) for t in tensors)
+    call.__name__ = call.__qualname__ = fn.__name__
+    return call
+
+
+@_each
 def atleast_1d(t):
     return t.reshape(1) if t.ndim == 0 else t
 
 
+@_each
 def atleast_2d(t):
     if t.ndim == 0:
         return t.reshape(1, 1)
     return t.unsqueeze(0) if t.ndim == 1 else t
 
 
+@_each
 def atleast_3d(t):
     if t.ndim == 0:
         return t.reshape(1, 1, 1)
@@ -760,6 +776,9 @@ SplitWithSizes._step = _SplitWithSizesPiece
 def tensor_split(input, indices_or_sections, dim=0):
     d = wrap_dim(dim, input.ndim)
     n = input._data.shape[d]
+    if isinstance(indices_or_sections, Tensor):  # a 0-d tensor: sections; 1-d: indices
+        t = indices_or_sections
+        indices_or_sections = t.item() if t.ndim == 0 else t.tolist()
     if isinstance(indices_or_sections, (int, np.integer)):
         k = int(indices_or_sections)
         q, r = divmod(n, k)
@@ -828,7 +847,9 @@ class Flip(BuiltinFunction):
         return g.flip(ctx.dims), None
 
 
-def flip(input, *dims):
+def flip(input, *dims, **kwargs):
+    if "dims" in kwargs:  # torch.flip(x, dims=[0, 1])
+        dims = (kwargs.pop("dims"),)
     dims = _shape_args(dims)
     return Flip.apply(input, wrap_dims(dims, input.ndim))
 
@@ -1014,8 +1035,13 @@ diagonal_fn = diagonal
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     n = input._data.shape[-1] + builtins_abs(offset)
-    shape = input._data.shape[:-1] + (n, n)
-    return DiagEmbed.apply(input, shape, offset, len(shape) - 2, len(shape) - 1)
+    d1, d2 = wrap_dim(dim1, input.ndim + 1), wrap_dim(dim2, input.ndim + 1)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    shape = list(input._data.shape[:-1])
+    for d in sorted((d1, d2)):
+        shape.insert(d, n)
+    return DiagEmbed.apply(input, tuple(shape), offset, d1, d2)
 
 
 def unfold(input, dimension, size, step):

@@ -353,3 +353,171 @@ def test_numerical_gradients_without_torch():
 def test_conv_same_even_kernel():
     check_op(F("conv2d"), IMG, a(3, 4, 2, 4), kwargs={"padding": "same", "dilation": (3, 1)},
              rtol=1e-7, atol=1e-9)
+
+
+GIMG, GRID = a(2, 3, 4, 5), a(2, 6, 7, 2, low=-1.3, high=1.3)
+GVOL, GRID3 = a(2, 2, 3, 4, 5), a(2, 3, 2, 4, 3, low=-1.3, high=1.3)
+GRIDS = [(m, p, ac) for m in ("bilinear", "nearest") for p in ("zeros", "border", "reflection")
+         for ac in (False, True)]
+
+
+@pytest.mark.parametrize("mode,padding_mode,align_corners", GRIDS)
+def test_grid_sample(mode, padding_mode, align_corners):
+    kw = {"mode": mode, "padding_mode": padding_mode, "align_corners": align_corners}
+    check_op(F("grid_sample"), GIMG, GRID, kwargs=kw, gradgrad=False)
+    check_op(F("grid_sample"), GVOL, GRID3, kwargs=kw, gradgrad=False)
+    check_op(F("grid_sample"), GIMG.astype(np.float32), GRID.astype(np.float32), kwargs=kw,
+             gradgrad=False)
+
+
+@pytest.mark.parametrize("theta,size,ac", [
+    (a(2, 2, 3), (2, 3, 4, 5), False), (a(2, 2, 3), (2, 3, 4, 5), True),
+    (a(2, 3, 4), (2, 1, 4, 5, 3), False), (a(2, 3, 4), (2, 1, 4, 5, 3), True),
+    (a(1, 2, 3, dtype=np.float32), (1, 1, 1, 6), False)])
+def test_affine_grid(theta, size, ac):
+    check_op(F("affine_grid"), theta, size, kwargs={"align_corners": ac})
+
+
+def test_affine_grid_then_grid_sample():
+    def warp(x, theta):
+        lib = numtorch if isinstance(x, numtorch.Tensor) else __import__("torch")
+        grid = lib.nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
+        return lib.nn.functional.grid_sample(x, grid, align_corners=False)
+    check_op(warp, GIMG, a(2, 2, 3), gradgrad=False)
+
+
+GRID_ERRORS = [
+    lambda lib: lib.nn.functional.grid_sample(lib.ones(1, 1, 2, 2), lib.ones(1, 1, 1, 2),
+                                              mode="cubic"),
+    lambda lib: lib.nn.functional.grid_sample(lib.ones(1, 1, 2, 2), lib.ones(1, 1, 1, 2),
+                                              padding_mode="wrap"),
+    lambda lib: lib.nn.functional.grid_sample(lib.ones(1, 1, 2, 2), lib.ones(2, 1, 1, 2),
+                                              align_corners=True),
+    lambda lib: lib.nn.functional.grid_sample(lib.ones(1, 1, 2, 2), lib.ones(1, 1, 1, 3),
+                                              align_corners=True),
+    lambda lib: lib.nn.functional.affine_grid(lib.ones(1, 2, 3), (1, 1, 2), False),
+    lambda lib: lib.nn.functional.affine_grid(lib.ones(1, 3, 3), (1, 1, 2, 2), False),
+    lambda lib: lib.nn.functional.affine_grid(lib.ones(1, 2, 3, dtype=lib.int64), (1, 1, 2, 2)),
+]
+
+
+@pytest.mark.parametrize("fn", GRID_ERRORS, ids=[str(i) for i in range(len(GRID_ERRORS))])
+def test_grid_errors(fn):
+    check_error(fn)
+
+
+def test_grid_sample_warns_without_align_corners(torch):
+    for lib in (numtorch, torch):
+        with pytest.warns(UserWarning, match="Default grid_sample and affine_grid behavior"):
+            lib.nn.functional.grid_sample(lib.ones(1, 1, 2, 2), lib.zeros(1, 1, 1, 2))
+
+
+def _mha(q, k, v, w, b, ow, ob, mask=None, mask_name=None, **kw):
+    """F.multi_head_attention_forward with embed 6, 2 heads (``mask`` passed as mask_name)."""
+    lib = numtorch if isinstance(q, numtorch.Tensor) else __import__("torch")
+    if mask is not None:
+        kw[mask_name] = mask
+    out = lib.nn.functional.multi_head_attention_forward(q, k, v, 6, 2, w, b, None, None, False,
+                                                         0.0, ow, ob, **kw)
+    return out if out[1] is not None else out[0]
+
+
+def _mha_separate(q, k, v, wq, wk, wv, bk, bv, ow):
+    lib = numtorch if isinstance(q, numtorch.Tensor) else __import__("torch")
+    return lib.nn.functional.multi_head_attention_forward(
+        q, k, v, 6, 2, None, None, bk, bv, True, 0.0, ow, None, use_separate_proj_weight=True,
+        q_proj_weight=wq, k_proj_weight=wk, v_proj_weight=wv)
+
+
+def _mha_static(q, k, v, w, ow, sk, sv):
+    lib = numtorch if isinstance(q, numtorch.Tensor) else __import__("torch")
+    return lib.nn.functional.multi_head_attention_forward(
+        q, k, v, 6, 2, w, None, None, None, False, 0.0, ow, None, static_k=sk, static_v=sv)
+
+
+def test_multi_head_attention_forward():
+    qkv = (a(3, 2, 6), a(4, 2, 6), a(4, 2, 6))
+    proj = (a(18, 6), a(18), a(6, 6), a(6))
+    check_op(_mha, *qkv, *proj, grad_fn=False)
+    # torch's need_weights=False path (flash attention) has no double backward
+    check_op(_mha, *qkv, *proj, np.array([[0, 0, 1, 0], [0, 0, 0, 0]], bool),
+             "key_padding_mask", kwargs={"need_weights": False}, grad_fn=False, gradgrad=False)
+    check_op(_mha, a(3, 6), a(4, 6), a(4, 6), *proj, a(3, 4), "attn_mask",
+             kwargs={"average_attn_weights": False}, grad_fn=False)
+    check_op(_mha_separate, a(3, 2, 6), a(4, 2, 5), a(4, 2, 7), a(6, 6), a(6, 5), a(6, 7),
+             a(1, 1, 6), a(1, 1, 6), a(6, 6), grad_fn=False)
+    check_op(_mha_static, *qkv, a(18, 6), a(6, 6), a(4, 5, 3), a(4, 5, 3), grad_fn=False)
+
+
+WITH_INDICES = [
+    ("max_pool1d_with_indices", [SEQ, 3], {"stride": 2}),
+    ("max_pool2d_with_indices", [IMG, 2], {}),
+    ("max_pool3d_with_indices", [a(2, 2, 4, 5, 4), 2], {"padding": 1}),
+    ("adaptive_max_pool1d_with_indices", [SEQ, 4], {}),
+    ("adaptive_max_pool2d_with_indices", [IMG, (3, 2)], {}),
+    ("adaptive_max_pool3d_with_indices", [a(2, 2, 4, 5, 4), 2], {}),
+    ("channel_shuffle", [a(2, 6, 3, 2), 3], {}),
+    ("channel_shuffle", [a(2, 4, 5), 2], {}),
+]
+
+
+@pytest.mark.parametrize("name,inputs,kwargs", WITH_INDICES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(WITH_INDICES)])
+def test_pool_with_indices_and_shuffle(name, inputs, kwargs):
+    check_op(F(name), *inputs, kwargs=kwargs)
+
+
+@pytest.mark.parametrize("p", [2.0, 1.5, float("inf")])
+def test_lp_pool3d(p):
+    check_op(F("lp_pool3d"), np.abs(a(2, 2, 4, 5, 4)) + 0.1, p, 2, grad_fn=False)
+
+
+def _unpool3d(x):
+    lib = numtorch if isinstance(x, numtorch.Tensor) else __import__("torch")
+    y, i = lib.nn.functional.max_pool3d(x, 2, return_indices=True)
+    return (lib.nn.MaxUnpool3d(2)(y * 2, i),
+            lib.nn.functional.max_unpool3d(y, i, 2, output_size=(5, 4, 5)))
+
+
+def test_max_unpool3d():
+    check_op(_unpool3d, a(2, 2, 4, 4, 4))
+
+
+@pytest.mark.parametrize("name", ["upsample", "upsample_nearest", "upsample_bilinear"])
+def test_deprecated_upsample(torch, name):
+    for lib in (numtorch, torch):
+        with pytest.warns(UserWarning, match=f"`nn.functional.{name}` is deprecated. Use "
+                                             "`nn.functional.interpolate` instead."):
+            getattr(lib.nn.functional, name)(lib.ones(1, 1, 2, 2), scale_factor=2)
+    with pytest.warns(UserWarning):
+        check_op(F(name), a(1, 2, 3, 4), kwargs={"scale_factor": 2})
+
+
+@pytest.mark.parametrize("size,args", [(3, (0.1, 0.75, 1.5)), (4, (0.1, 0.5, 2.0)),
+                                       (5, ()), (8, (0.2,))])
+def test_cross_map_lrn2d(torch, size, args):
+    # torch's legacy backward cannot create_graph, so compare one backward by hand
+    x, g = a(2, 6, 3, 2), a(2, 6, 3, 2)
+    res = []
+    for lib in (numtorch, torch):
+        t = lib.from_numpy(x.copy()).requires_grad_()
+        y = lib.nn.CrossMapLRN2d(size, *args)(t)
+        y.backward(lib.from_numpy(g.copy()))
+        res.append((y.detach().numpy(), t.grad.numpy(), y.grad_fn.name()))
+    np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-9)
+    np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-9)
+    assert res[0][2] == res[1][2]
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib: lib.nn.functional.channel_shuffle(lib.ones(1, 4, 2), 3),
+    lambda lib: lib.nn.CrossMapLRN2d(3)(lib.ones(1, 4, 2)),
+])
+def test_pool_extra_errors(fn):
+    check_error(fn)
+
+
+def test_new_module_reprs(torch):
+    for make in (lambda lib: lib.nn.CrossMapLRN2d(3, k=2), lambda lib: lib.nn.LPPool3d(2, 3),
+                 lambda lib: lib.nn.MaxUnpool3d(2), lambda lib: lib.nn.ChannelShuffle(2)):
+        assert repr(make(numtorch)) == repr(make(torch))

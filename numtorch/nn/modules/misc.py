@@ -9,7 +9,8 @@ from .. import functional as F
 from .module import Module
 
 __all__ = ["PixelShuffle", "PixelUnshuffle", "Upsample", "UpsamplingNearest2d",
-           "UpsamplingBilinear2d", "PairwiseDistance", "CosineSimilarity", "Fold", "Unfold"]
+           "UpsamplingBilinear2d", "PairwiseDistance", "CosineSimilarity", "Fold", "Unfold",
+           "ChannelShuffle"]
 
 
 class PixelShuffle(Module):
@@ -163,3 +164,21 @@ class Unfold(Module):
     def extra_repr(self):
         return ("kernel_size={kernel_size}, dilation={dilation}, padding={padding}, "
                 "stride={stride}".format(**self.__dict__))
+
+
+class ChannelShuffle(Module):
+    """Split the channels into ``groups`` and interleave them.
+
+    >>> ChannelShuffle(2)
+    ChannelShuffle(groups=2)
+    """
+
+    def __init__(self, groups):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input):
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self):
+        return f"groups={self.groups}"

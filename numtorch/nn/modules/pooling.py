@@ -6,12 +6,12 @@ MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
 """
 from .. import functional as F
 from .module import Module
-from .utils import _pair, _single
+from .utils import _pair, _single, _triple
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d",
            "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
-           "LPPool1d", "LPPool2d"]
+           "LPPool1d", "LPPool2d", "LPPool3d", "MaxUnpool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -94,6 +94,19 @@ class MaxUnpool2d(_MaxUnpoolNd):
 
     def forward(self, input, indices, output_size=None):
         return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """Inverse of MaxPool3d given its indices.
+
+    >>> MaxUnpool3d(2)
+    MaxUnpool3d(kernel_size=(2, 2, 2), stride=(2, 2, 2), padding=(0, 0, 0))
+    """
+    _tup = staticmethod(_triple)
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding,
                               output_size)
 
 
@@ -256,4 +269,16 @@ class LPPool2d(_LPPoolNd):
 
     def forward(self, input):
         return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride,
+                           self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    """Power-average pooling over (N, C, D, H, W).
+
+    >>> LPPool3d(2, 3)
+    LPPool3d(norm_type=2, kernel_size=3, stride=None, ceil_mode=False)
+    """
+
+    def forward(self, input):
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride,
                            self.ceil_mode)

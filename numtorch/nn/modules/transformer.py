@@ -82,6 +82,9 @@ def _extend_keys(k, v, mask, kpm, mha, bsz, heads, head_dim):
         kpm = None if kpm is None else F.pad(kpm, (0, 1))
     k = k.reshape(k.shape[0], bsz * heads, head_dim).transpose(0, 1)
     v = v.reshape(v.shape[0], bsz * heads, head_dim).transpose(0, 1)
+    # F.multi_head_attention_forward's static_k / static_v replace the projected keys/values
+    k = k if getattr(mha, "static_k", None) is None else mha.static_k
+    v = v if getattr(mha, "static_v", None) is None else mha.static_v
     if mha.add_zero_attn:
         z = zeros(bsz * heads, 1, head_dim, dtype=k.dtype)
         k, v = cat([k, z], 1), cat([v, z], 1)
