@@ -10,14 +10,14 @@ import numpy as np
 
 from .. import _creation
 from . import _kernels as K
-from .adam import _advance
-from .optimizer import Optimizer, check_lr, step_counter, to_scalar
-from .sgd import _closure_loss, grad_array
+from ._common import PerParamOptimizer, advance, decay_grad
+from .optimizer import check_lr, step_counter, to_scalar
+from .sgd import grad_array
 
 __all__ = ["Adagrad"]
 
 
-class Adagrad(Optimizer):
+class Adagrad(PerParamOptimizer):
     """s += g^2;  p -= lr / (1 + (t - 1) lr_decay) * g / (sqrt(s) + eps)."""
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
@@ -39,9 +39,9 @@ class Adagrad(Optimizer):
         super().__init__(params, defaults)
         for group in self.param_groups:    # PyTorch creates Adagrad's state up front
             for p in group["params"]:
-                self._state_for(p)
+                self._state_for(p, group)
 
-    def _state_for(self, p):
+    def _state_for(self, p, group):
         state = self.state[p]
         if len(state) == 0:
             state["step"] = step_counter()
@@ -50,19 +50,12 @@ class Adagrad(Optimizer):
 
     def step(self, closure=None):
         """One Adagrad update of every parameter that has a gradient."""
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, group, self._state_for(p))
-        return loss
+        return self.step_each(closure)
 
     def _update(self, p, group, state):
         lr = to_scalar(group["lr"])
-        step = _advance(state["step"])
-        grad = grad_array(p, group["maximize"])
-        if group["weight_decay"] != 0:
-            grad = K.add(grad, p._data, group["weight_decay"])
+        step = advance(state["step"])
+        grad = decay_grad(p._data, grad_array(p, group["maximize"]), group["weight_decay"], lr)
         clr = lr / (1 + (step - 1) * group["lr_decay"])
         s = K.addcmul_(state["sum"]._data, grad, grad, 1)
         std = np.sqrt(s) + s.dtype.type(group["eps"])

@@ -9,25 +9,21 @@ tensor([0.9000], requires_grad=True)
 """
 import numpy as np
 
-from .. import _creation
 from . import _kernels as K
-from .optimizer import Optimizer, check_betas, check_lr, check_nonneg, step_counter, to_scalar
-from .sgd import _closure_loss, grad_array
+from ._common import PerParamOptimizer, adam_start, check_adam_args
+from .optimizer import to_scalar
 
 __all__ = ["Adam"]
 
 
-class Adam(Optimizer):
+class Adam(PerParamOptimizer):
     """m = lerp(m, g, 1 - b1); v = b2 v + (1 - b2) g^2;
     p -= lr / bc1 * m / (sqrt(v) / sqrt(bc2) + eps)."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
-        check_lr(lr)
-        check_nonneg(eps=eps)
-        check_betas(betas)
-        check_nonneg(weight_decay=weight_decay)
+        check_adam_args(lr, betas, eps, weight_decay)
         betas = tuple(to_scalar(b) for b in betas)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         amsgrad=amsgrad, maximize=maximize, foreach=foreach,
@@ -43,42 +39,20 @@ class Adam(Optimizer):
                          ("decoupled_weight_decay", False), ("fused", None)):
                 group.setdefault(k, v)
 
-    def _state_for(self, p, group):
-        state = self.state[p]
-        if len(state) == 0:
-            state["step"] = step_counter()
-            state["exp_avg"] = _creation.zeros_like(p)
-            state["exp_avg_sq"] = _creation.zeros_like(p)
-            if group["amsgrad"]:
-                state["max_exp_avg_sq"] = _creation.zeros_like(p)
-        return state
+    _sparse_error = ("Adam does not support sparse gradients, please consider SparseAdam "
+                     "instead")
+
+    def _buffer_names(self, group):
+        amsgrad = ("max_exp_avg_sq",) if group["amsgrad"] else ()
+        return ("exp_avg", "exp_avg_sq") + amsgrad
 
     def step(self, closure=None):
         """One Adam update of every parameter that has a gradient."""
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    if p.grad.is_sparse:
-                        raise RuntimeError("Adam does not support sparse gradients, please "
-                                           "consider SparseAdam instead")
-                    self._update(p, group, self._state_for(p, group))
-        return loss
+        return self.step_each(closure)
 
     def _update(self, p, group, state):
-        lr, wd, eps = to_scalar(group["lr"]), group["weight_decay"], group["eps"]
+        lr, step, _, m, v = adam_start(p, group, state)
         beta1, beta2 = group["betas"]
-        param = p._data
-        grad = grad_array(p, group["maximize"])
-        m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        step = _advance(state["step"])
-        if wd != 0:
-            if group["decoupled_weight_decay"]:
-                K.mul_(param, 1 - lr * wd)
-            else:
-                grad = K.add(grad, param, wd)
-        K.lerp_(m, grad, 1 - beta1)
-        K.addcmul_(K.mul_(v, beta2), grad, grad, 1 - beta2)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
         step_size = lr / bias_correction1
@@ -87,14 +61,8 @@ class Adam(Optimizer):
             vmax = state["max_exp_avg_sq"]._data
             np.maximum(vmax, v, out=vmax)
             v = vmax
-        denom = np.sqrt(v) / v.dtype.type(bc2_sqrt) + v.dtype.type(eps)
-        K.addcdiv_(param, m, denom, -step_size)
+        denom = np.sqrt(v) / v.dtype.type(bc2_sqrt) + v.dtype.type(group["eps"])
+        K.addcdiv_(p._data, m, denom, -step_size)
         for t in (p, state["exp_avg"], state["exp_avg_sq"]):
             K.bump(t)
 
-
-def _advance(step_t):
-    """step += 1 on the step-counter tensor; the new count as a Python float."""
-    step_t._data[...] = step_t._data + 1
-    K.bump(step_t)
-    return float(step_t._data)

@@ -18,16 +18,15 @@ Parameter Group 0
 """
 import numpy as np
 
-from .. import _creation
 from . import _kernels as K
-from .adam import _advance
-from .optimizer import Optimizer, check_lr, check_nonneg, step_counter, to_scalar
-from .sgd import _closure_loss, grad_array
+from ._common import PerParamOptimizer, advance, decay_grad
+from .optimizer import check_lr, check_nonneg, to_scalar
+from .sgd import grad_array
 
 __all__ = ["RMSprop"]
 
 
-class RMSprop(Optimizer):
+class RMSprop(PerParamOptimizer):
     """v = alpha v + (1 - alpha) g^2;  p -= lr * g / (sqrt(v [- mean(g)^2]) + eps)."""
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
@@ -40,34 +39,21 @@ class RMSprop(Optimizer):
                         maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def _state_for(self, p, group):
-        state = self.state[p]
-        if len(state) == 0:
-            state["step"] = step_counter()
-            state["square_avg"] = _creation.zeros_like(p)
-            if group["momentum"] > 0:
-                state["momentum_buffer"] = _creation.zeros_like(p)
-            if group["centered"]:
-                state["grad_avg"] = _creation.zeros_like(p)
-        return state
+    _sparse_error = "RMSprop does not support sparse gradients"
+
+    def _buffer_names(self, group):
+        return (("square_avg",) + (("momentum_buffer",) if group["momentum"] > 0 else ())
+                + (("grad_avg",) if group["centered"] else ()))
 
     def step(self, closure=None):
         """One RMSprop update of every parameter that has a gradient."""
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    if p.grad.is_sparse:
-                        raise RuntimeError("RMSprop does not support sparse gradients")
-                    self._update(p, group, self._state_for(p, group))
-        return loss
+        return self.step_each(closure)
 
     def _update(self, p, group, state):
         lr, alpha, eps = to_scalar(group["lr"]), group["alpha"], group["eps"]
         grad = grad_array(p, group["maximize"])
-        _advance(state["step"])
-        if group["weight_decay"] != 0:
-            grad = K.add(grad, p._data, group["weight_decay"])
+        advance(state["step"])
+        grad = decay_grad(p._data, grad, group["weight_decay"], lr)
         sq = state["square_avg"]._data
         K.addcmul_(K.mul_(sq, alpha), grad, grad, 1 - alpha)
         if group["centered"]:

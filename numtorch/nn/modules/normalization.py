@@ -20,7 +20,30 @@ def _shape(normalized_shape):
     return tuple(normalized_shape)
 
 
-class LayerNorm(Module):
+class _AffineNorm(Module):
+    """A normalisation with an optional per-element ``weight`` (ones) and ``bias`` (zeros)."""
+
+    def _init_affine(self, shape, affine, bias, device, dtype):
+        """Create ``weight`` and ``bias`` of ``shape`` (registered as None when absent)."""
+        if affine:
+            self.weight = new_param(*shape, device=device, dtype=dtype)
+            if bias:
+                self.bias = new_param(*shape, device=device, dtype=dtype)
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.weight is not None:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+
+class LayerNorm(_AffineNorm):
     """Normalise over the trailing ``normalized_shape`` dims, with per-element affine.
 
     >>> LayerNorm(2)(torch.tensor([[1.0, 3.0]]))
@@ -32,22 +55,7 @@ class LayerNorm(Module):
         super().__init__()
         self.normalized_shape = _shape(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        if elementwise_affine:
-            self.weight = new_param(*self.normalized_shape, device=device, dtype=dtype)
-            if bias:
-                self.bias = new_param(*self.normalized_shape, device=device, dtype=dtype)
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
-
-    def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        self._init_affine(self.normalized_shape, elementwise_affine, bias, device, dtype)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -57,7 +65,7 @@ class LayerNorm(Module):
                 "bias={use_bias}".format(**self.__dict__, use_bias=self.bias is not None))
 
 
-class GroupNorm(Module):
+class GroupNorm(_AffineNorm):
     """Normalise groups of channels per sample, with per-channel affine.
 
     >>> GroupNorm(2, 4)
@@ -72,22 +80,7 @@ class GroupNorm(Module):
                              f"({num_groups})")
         self.num_groups, self.num_channels = num_groups, num_channels
         self.eps, self.affine = eps, affine
-        if affine:
-            self.weight = new_param(num_channels, device=device, dtype=dtype)
-            if bias:
-                self.bias = new_param(num_channels, device=device, dtype=dtype)
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
-
-    def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        self._init_affine((num_channels,), affine, bias, device, dtype)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
