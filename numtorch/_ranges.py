@@ -226,7 +226,10 @@ def logspace_values(start, end, steps, base, npdt):
         s, e = to_integral(start, npdt), to_integral(end, npdt)
     else:
         s, e = npdt.type(start), npdt.type(end)
-    diff = float((e - s).astype(npdt)) if npdt.kind in "iub" else float(npdt.type(e - s))
+    if npdt.kind in "iub":  # NOTE: C++ promotes types narrower than int: uint8 2 - 4 is -2
+        diff = float(int(e) - int(s)) if npdt.itemsize < 4 else float((e - s).astype(npdt))
+    else:
+        diff = float(npdt.type(e - s))
     step = diff / (steps - 1)
     half = steps // 2
     idx = np.arange(steps, dtype=_F64)

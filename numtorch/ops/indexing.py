@@ -315,8 +315,8 @@ class Gather(BuiltinFunction):
     def backward(ctx, g):
         (index,) = ctx.saved_tensors
         from .._creation import zeros
-        if index.numel() == 0:
-            return zeros(ctx.shape, dtype=g.dtype), None, None
+        if index.numel() == 0:  # zeros, still a function of g (for gradgrad)
+            return zeros(ctx.shape, dtype=g.dtype) + g.sum(), None, None
         return scatter_add(zeros(ctx.shape, dtype=g.dtype), ctx.dim, index, g), None, None
 
 

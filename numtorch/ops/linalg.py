@@ -334,7 +334,18 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
 
 
 def _scaled_add(c, product, beta, alpha):
-    """beta * c + alpha * product, where beta == 0 ignores c (nan included), as in PyTorch."""
+    """beta * c + alpha * product, where beta == 0 ignores c (nan included), as in PyTorch.
+    For integer results beta and alpha are truncated to integers of that dtype (wrapping), for
+    bool ones to bools, as PyTorch."""
+    kind = product.dtype.kind
+    if kind in "iub":
+        dt = np.result_type(c, product)
+        if kind == "b":
+            out = product & bool(alpha)
+            return np.array(out | c) if beta else np.array(np.broadcast_to(
+                out, np.broadcast_shapes(c.shape, out.shape)))
+        beta = np.asarray(int(beta)).astype(dt)
+        alpha = np.asarray(int(alpha)).astype(dt)
     out = product * alpha if alpha != 1 else product
     if beta == 0:
         return np.array(np.broadcast_to(out, np.broadcast_shapes(c.shape, out.shape)))
@@ -403,7 +414,8 @@ class Addbmm(BuiltinFunction):
     def forward(ctx, c, b1, b2, beta, alpha):
         ctx.save_for_backward(b1, b2)
         ctx.beta, ctx.alpha = beta, alpha
-        return _scaled_add(c, np.matmul(b1, b2).sum(0), beta, alpha)
+        prod = np.matmul(b1, b2)
+        return _scaled_add(c, prod.sum(0, dtype=prod.dtype), beta, alpha)  # int32 stays
 
     @staticmethod
     def backward(ctx, g):

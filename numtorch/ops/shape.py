@@ -573,8 +573,8 @@ class Cat(BuiltinFunction):
         grads = [None]
         start = 0
         for size, empty in zip(ctx.sizes, ctx.empty):
-            if empty:
-                grads.append(None)
+            if empty:  # a skipped empty 1-d input: an empty gradient
+                grads.append(_make(np.zeros((0,), g._data.dtype), None, False))
                 continue
             grads.append(narrow(g, ctx.dim, start, size))
             start += size

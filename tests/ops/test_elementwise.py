@@ -310,3 +310,35 @@ NUMERICAL = [
 @pytest.mark.parametrize("f", [n[1] for n in NUMERICAL], ids=[n[0] for n in NUMERICAL])
 def test_numerical_gradients(f):
     numerical_grad_check(f, [np.array([0.3, -0.7]), np.array([1.1, 0.4])])
+
+
+def _lib(t):
+    return numtorch if isinstance(t, numtorch.Tensor) else __import__("torch")
+
+
+# OpInfo regressions: one line per case
+OPINFO_FIXES = [
+    ("sub-uint8-alpha", lambda a, b: _lib(a).sub(a, b, alpha=-3), np.array([1, 200], np.uint8),
+     np.array([7, 9], np.uint8)),
+    ("add-uint8-alpha", lambda a, b: _lib(a).add(a, b, alpha=-3), np.array([1, 200], np.uint8),
+     np.array([7, 9], np.uint8)),
+    ("rsub-uint8-alpha", lambda a, b: _lib(a).rsub(a, b, alpha=-3), np.array([1, 2], np.uint8),
+     np.array([7, 9], np.uint8)),
+    ("sign-bool", lambda a: a.sign(), np.array([True, False])),
+    ("sgn-bool", lambda a: a.sgn(), np.array([True, False])),
+    ("square-bool", lambda a: _lib(a).square(a), np.array([True, False])),
+    ("div-trunc-grad", lambda a, b: _lib(a).div(a, b, rounding_mode="trunc"),
+     np.array([2.5, -3.5]), np.array([1.5, 2.0])),
+    ("div-floor-grad", lambda a, b: _lib(a).div(a, b, rounding_mode="floor"),
+     np.array([2.5, -3.5]), np.array([1.5, 2.0])),
+    ("rpow-negative-int", lambda a: 2 ** a, np.array([-2, -1, 0, 3])),
+    ("pow-int-negative-tensor", lambda a, b: a ** b, np.array([-1, 1, 2, -1]),
+     np.array([-3, -2, -1, -2])),
+    ("to-positional-flags", lambda a: a.to(_lib(a).float64, False, True), np.array([1.0, 2.0])),
+]
+
+
+@pytest.mark.parametrize("fn, inputs", [(c[1], c[2:]) for c in OPINFO_FIXES],
+                         ids=[c[0] for c in OPINFO_FIXES])
+def test_opinfo_fixes(fn, inputs):
+    check_op(fn, *inputs)

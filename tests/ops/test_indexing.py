@@ -149,3 +149,33 @@ NUMERICAL = [
 @pytest.mark.parametrize("f", [n[1] for n in NUMERICAL], ids=[n[0] for n in NUMERICAL])
 def test_numerical_gradients(f):
     numerical_grad_check(f, [np.array([[0.3, -0.7, 1.2], [0.9, 0.4, -1.5], [0.2, 1.1, -0.4]])])
+
+
+# OpInfo regressions: one line per case
+OPINFO_FIXES = [
+    ("gather-empty-index", lambda a, i: lib_of(a).gather(a, 0, i), np.arange(5.0),
+     np.zeros((2, 0), np.uint8)),
+    ("gather-0d", lambda a, i: lib_of(a).gather(a, 0, i), np.array(1.5), np.array([0])),
+    ("gather-small-index", lambda a, i: lib_of(a).gather(a, 0, i), np.ones((10, 5)),
+     np.array([[1, 2], [0, 9]])),
+    ("scatter_add-0d", lambda a, i, s: lib_of(a).scatter_add(a, 0, i, s), np.array(1.5),
+     np.array(0), np.array(2.0)),
+    ("scatter_add-small-index", lambda a, i, s: lib_of(a).scatter_add(a, 1, i, s),
+     np.ones((3, 5)), np.array([[1, 1], [0, 4]]), np.arange(9.0).reshape(3, 3)),
+    ("scatter-multiply", lambda a, i: lib_of(a).scatter(a, 0, i, 3.0, reduce="multiply"),
+     np.full(3, 2.0), np.array([0, 0])),
+    ("scatter-add-value", lambda a, i: lib_of(a).scatter(a, 0, i, 2.5, reduce="add"),
+     np.full(3, 2.0), np.array([0, 0])),
+    ("index_select-0d", lambda a, i: lib_of(a).index_select(a, 0, i), np.array(1.5),
+     np.array([0])),
+]
+
+
+# no gradient: scatter(reduce=...) has no derivative, an index smaller than src is refused
+NO_GRAD = ("scatter-multiply", "scatter-add-value", "scatter_add-small-index")
+
+
+@pytest.mark.parametrize("name, fn, inputs", [(c[0], c[1], c[2:]) for c in OPINFO_FIXES],
+                         ids=[c[0] for c in OPINFO_FIXES])
+def test_opinfo_fixes(name, fn, inputs):
+    check_op(fn, *inputs, grad=name not in NO_GRAD)

@@ -125,3 +125,26 @@ def test_numerical_gradients(f):
     if f is NUMERICAL[2][1]:
         b = b[:3]
     numerical_grad_check(f, [a, b])
+
+
+# OpInfo regressions: one line per case
+OPINFO_FIXES = [
+    ("addmv-int-float-scalars", lambda c, m, v: lib_of(c).addmv(c, m, v, beta=0.5, alpha=1.7),
+     np.array([1, 2]), np.ones((2, 3), np.int64), np.arange(3)),
+    ("addmv-uint8-wrap", lambda c, m, v: lib_of(c).addmv(c, m, v, beta=-1, alpha=3),
+     np.array([1, 2], np.uint8), np.ones((2, 2), np.uint8), np.array([1, 1], np.uint8)),
+    ("addr-bool", lambda c, u, v: lib_of(c).addr(c, u, v, beta=3, alpha=2),
+     np.array([True, False]), np.array([True, False]), np.array([False, True])),
+    ("baddbmm-int32", lambda c, a, b: lib_of(c).baddbmm(c, a, b, beta=0.2, alpha=0.6),
+     np.ones((1, 2, 2), np.int32), np.ones((1, 2, 2), np.int32), np.ones((1, 2, 2), np.int32)),
+    ("addbmm-int32", lambda c, a, b: lib_of(c).addbmm(c, a, b),
+     np.ones((2, 2), np.int32), np.ones((3, 2, 2), np.int32), np.ones((3, 2, 2), np.int32)),
+    ("logspace-uint8", lambda c: lib_of(c).logspace(4.3, 1.2, 4, 2.0, dtype=lib_of(c).uint8),
+     np.zeros(1)),
+]
+
+
+@pytest.mark.parametrize("fn, inputs", [(c[1], c[2:]) for c in OPINFO_FIXES],
+                         ids=[c[0] for c in OPINFO_FIXES])
+def test_opinfo_fixes(fn, inputs):
+    check_op(fn, *inputs)

@@ -171,3 +171,25 @@ NUMERICAL = [
 @pytest.mark.parametrize("f", [n[1] for n in NUMERICAL], ids=[n[0] for n in NUMERICAL])
 def test_numerical_gradients(f):
     numerical_grad_check(f, [np.array([[0.3, -0.7, 1.2], [0.9, 0.4, -1.5]])])
+
+
+def _lib(t):
+    return numtorch if isinstance(t, numtorch.Tensor) else __import__("torch")
+
+
+# OpInfo regressions: one line per case
+OPINFO_FIXES = [
+    ("prod-0d-dim", lambda a: a.prod(0), np.array(1.5)),
+    ("prod-size1-dim", lambda a: a.prod(1), np.array([[0.5], [2.0]])),
+    ("prod-empty-dim", lambda a: a.prod(0), np.zeros((0, 2))),
+    ("logsumexp-0d", lambda a: _lib(a).logsumexp(a, 0), np.array(0.7)),
+    ("norm-nuc", lambda a: _lib(a).norm(a, "nuc"), np.array([[1.0, 2.0], [3.0, -4.0]])),
+    ("norm-nuc-dim", lambda a: _lib(a).norm(a, "nuc", dim=(0, 2)),
+     np.arange(12.0).reshape(2, 3, 2) ** 1.5),
+]
+
+
+@pytest.mark.parametrize("fn, inputs", [(c[1], c[2:]) for c in OPINFO_FIXES],
+                         ids=[c[0] for c in OPINFO_FIXES])
+def test_opinfo_fixes(fn, inputs):
+    check_op(fn, *inputs)

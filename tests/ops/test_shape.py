@@ -174,3 +174,26 @@ NUMERICAL = [
 @pytest.mark.parametrize("f", [n[1] for n in NUMERICAL], ids=[n[0] for n in NUMERICAL])
 def test_numerical_gradients(f):
     numerical_grad_check(f, [np.array([0.3, -0.7, 1.2, 0.9, 0.4, -1.5])])
+
+
+# OpInfo regressions: one line per case
+OPINFO_FIXES = [
+    ("flip-dims-kw", lambda a: lib_of(a).flip(a, dims=(0, 1)), r(2, 3)),
+    ("atleast_1d-list", lambda a, b: lib_of(a).atleast_1d([a, b]), r(), r(2)),
+    ("atleast_2d-list", lambda a, b: lib_of(a).atleast_2d((a, b)), r(), r(2)),
+    ("atleast_3d-args", lambda a, b: lib_of(a).atleast_3d(a, b), r(), r(2, 3)),
+    ("diag_embed-dims", lambda a: lib_of(a).diag_embed(a, 1, 0, 2), r(2, 3)),
+    ("diag_embed-dims-neg", lambda a: lib_of(a).diag_embed(a, -1, -1, 0), r(2, 3)),
+    ("tensor_split-0d", lambda a: lib_of(a).tensor_split(a, lib_of(a).tensor(3)), r(7)),
+    ("tensor_split-tensor", lambda a: lib_of(a).tensor_split(a, lib_of(a).tensor([1, 4]), 1),
+     r(2, 7)),
+    ("cat-empty-1d", lambda a, b: lib_of(a).cat([b, a], 1), r(2, 3), r(0)),
+    ("take_along_dim-bcast", lambda a, i: lib_of(a).take_along_dim(a, i, 1), r(5, 1),
+     np.array([[0, 0]])),
+]
+
+
+@pytest.mark.parametrize("fn, inputs", [(c[1], c[2:]) for c in OPINFO_FIXES],
+                         ids=[c[0] for c in OPINFO_FIXES])
+def test_opinfo_fixes(fn, inputs):
+    check_op(fn, *inputs)
