@@ -1898,6 +1898,131 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     return adaptive_max_pool3d(input, output_size, True)
 
 
+def _int_list(value, n, op, name, pos):
+    """``value`` (an int or a sequence of ints) as an n-tuple, with PyTorch's argument errors."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return (int(value),) * n
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be tuple of ints, "
+                        f"not {type(value).__name__}")
+    for i, v in enumerate(value):
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be tuple of "
+                            f"ints, but found element of type {type(v).__name__} at pos {i}")
+    return tuple(int(v) for v in value)
+
+
+def _fractional_checks(input, kernel, out_size, nsp, op):
+    """The shape checks of ATen's fractional_max_pool{2,3}d, in its order and words."""
+    name = "fractional_max_pool2d()" if nsp == 2 else "fractional_max_pool3d_out()"
+    if input.dim() not in (nsp + 1, nsp + 2):
+        raise RuntimeError(f"{name}: Expected {nsp + 1}D or {nsp + 2}D tensor, but got: "
+                           f"{list(input.shape)}")
+    for i in range(1, input.dim()):
+        if input.shape[i] <= 0:
+            raise RuntimeError(f"{name}: Expected input to have non-zero size for non-batch "
+                               f"dimensions, but got{list(input.shape)} with dimension {i} "
+                               "being empty.")
+    dims = ("height", "width") if nsp == 2 else ("time", "width", "height")
+    order = (0, 1) if nsp == 2 else (0, 2, 1)
+    for d, label in zip(order, dims):
+        n, k, o = input.shape[input.dim() - nsp + d], kernel[d], out_size[d]
+        if (o + k - 1 > n) if nsp == 2 else (o + k - 1 >= n):
+            raise RuntimeError(f"{name}: pool {label} {k} too large relative to input "
+                               f"{label} {n}")
+
+
+def _check_samples(input, samples, nsp):
+    if samples.dtype != input.dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if samples.dim() != 3:
+        raise RuntimeError(f"Expect _random_samples to have 3 dimensions, got {samples.dim()}")
+    batched = input.dim() == nsp + 2
+    if samples.shape[0] < (input.shape[0] if batched else 1):
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if samples.shape[1] != input.shape[-nsp - 1]:
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if samples.shape[2] != nsp:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {nsp}; got "
+                           f"{samples.shape[2]}.")
+
+
+def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
+                         _random_samples, nsp):
+    from .._creation import rand
+    op = f"fractional_max_pool{nsp}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{op} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if nsp == 2 and len(output_ratio) > 2:
+            raise ValueError(f"{op} requires output_ratio to either be a single Int or tuple "
+                             "of Ints.")
+        ratio = _ntuple(nsp)(output_ratio)
+        output_size = [int(input.size(d - nsp) * ratio[d]) for d in range(nsp)]
+    if _random_samples is None:
+        n_batch = 1 if input.dim() == nsp + 1 else input.size(0)
+        _random_samples = rand(n_batch, input.size(-nsp - 1), nsp, dtype=input.dtype)
+    kernel = _int_list(kernel_size, nsp, op, "kernel_size", 2)
+    out_size = _int_list(output_size, nsp, op, "output_size", 3)
+    many = "tuple of Ints" if nsp == 2 else "tuple of three Ints"
+    if len(kernel) != nsp:
+        raise RuntimeError(f"{op}: kernel_size must either be a single Int or {many}")
+    if len(out_size) != nsp:
+        raise RuntimeError(f"{op}: output_size must either be a single Int or {many}")
+    _fractional_checks(input, kernel, out_size, nsp, op)
+    _check_samples(input, _random_samples, nsp)
+    if not input.dtype.is_floating_point:
+        from .._random import _tname
+        raise NotImplementedError(f"\"{op}_out_frame\" not implemented for "
+                                  f"'{_tname(input._data.dtype)}'")
+    cls = P.named(P.FractionalMaxPool, f"FractionalMaxPool{nsp}DBackward0")
+    out, idx = cls.apply(input, _random_samples._data, kernel, out_size)
+    return (out, idx) if return_indices else out
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """Max over ``kernel_size`` windows at pseudo-random steps giving ``output_size`` (or
+    ``output_ratio`` of the input), from ``_random_samples`` (N, C, 2) in [0, 1) or fresh
+    ``torch.rand`` draws (Graham, "Fractional Max-Pooling").
+
+    >>> u = torch.tensor([[[0.5, 0.5]]])
+    >>> fractional_max_pool2d(torch.arange(16.).reshape(1, 1, 4, 4), 2, output_size=2,
+    ...                       _random_samples=u)
+    tensor([[[[ 5.,  7.],
+              [13., 15.]]]])
+    """
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
+                                _random_samples, 2)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """:func:`fractional_max_pool2d` over (N, C, T, H, W), ``_random_samples`` (N, C, 3).
+
+    >>> torch.manual_seed(0)  # doctest: +ELLIPSIS
+    <...>
+    >>> fractional_max_pool3d(torch.ones(1, 1, 5, 5, 5), 2, output_ratio=0.5).shape
+    torch.Size([1, 1, 2, 2, 2])
+    """
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices,
+                                _random_samples, 3)
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """:func:`fractional_max_pool2d` returning (values, indices) whatever ``return_indices``."""
+    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """:func:`fractional_max_pool3d` returning (values, indices) whatever ``return_indices``."""
+    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)
+
+
 # ---- normalisation -----------------------------------------------------------------------
 def _verify_batch_size(size):
     prod = size[0]

@@ -78,8 +78,9 @@ def scatter_back(g, idx, shape, nsp):
     ``nsp`` dims."""
     from .._creation import zeros
     lead = tuple(shape[:len(shape) - nsp])
-    flat_g = g.reshape(lead + (-1,))
-    flat_i = idx.reshape(lead + (-1,))
+    n_out = int(np.prod(tuple(idx.shape)[len(lead):]))  # not -1: lead may hold a zero
+    flat_g = g.reshape(lead + (n_out,))
+    flat_i = idx.reshape(lead + (n_out,))
     out = zeros(lead + (int(np.prod(shape[len(lead):])),), dtype=g.dtype)
     return out.scatter_add(len(lead), flat_i, flat_g).reshape(shape)
 
@@ -458,3 +459,79 @@ class ChannelShuffle(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         return ChannelShuffle.apply(g, ctx.inverse), None
+
+
+def fractional_starts(samples, in_size, out_size, kernel):
+    """PyTorch's pseudo-random window starts along one dim, one row per sample.
+
+    ``start[i] = int((i + u) * alpha) - int(u * alpha)`` with
+    ``alpha = (in - k) / (out - 1)``; the last window is pinned to ``in - k``.
+    """
+    dt = samples.dtype.type
+    starts = np.empty(samples.shape + (out_size,), np.int64)
+    if out_size > 1:
+        # NOTE: every step is rounded to the samples' dtype, as ATen's scalar_t arithmetic.
+        alpha = dt(in_size - kernel) / dt(out_size - 1)
+        i = np.arange(out_size - 1).astype(samples.dtype)
+        u = samples[..., None]
+        starts[..., :-1] = ((i + u) * alpha).astype(np.int64) - (u * alpha).astype(np.int64)
+    if out_size > 0:
+        starts[..., -1] = in_size - kernel
+    return starts
+
+
+def _window_flat(starts, kernel, in_size):
+    """Flat spatial index of every window element: (B, C, *out, *kernel) ints."""
+    nsp = len(starts)
+    flat = 0
+    for d in range(nsp):
+        pos = starts[d][..., None] + np.arange(max(kernel[d], 1))
+        # pos: (B, C, out_d, k_d) -> place out_d at axis 2 + d, k_d at axis 2 + nsp + d
+        shape = list(pos.shape[:2]) + [1] * (2 * nsp)
+        shape[2 + d], shape[2 + nsp + d] = pos.shape[2], pos.shape[3]
+        flat = flat * in_size[d] + pos.reshape(shape)
+    return flat
+
+
+class FractionalMaxPool(BuiltinFunction):
+    """out = max over pseudo-random windows, indices = flat argmax;  dx = g scattered there."""
+    _backward_name = "FractionalMaxPool2DBackward0"
+
+    @staticmethod
+    def forward(ctx, x, samples, kernel, out_size):
+        nsp = len(kernel)
+        S = x.shape[-nsp:]
+        B, C = (x.shape[0] if x.ndim == nsp + 2 else 1), x.shape[-nsp - 1]
+        # NOTE: ATen's 2-d kernel reads sample 0 for W and 1 for H; the 3-d one T, H, W.
+        u = samples[:B, :, ::-1] if nsp == 2 else samples[:B]
+        starts = [fractional_starts(u[..., d], S[d], out_size[d], kernel[d])
+                  for d in range(nsp)]
+        flat = _window_flat(starts, kernel, S)
+        flat = flat.reshape(B, C, int(np.prod(out_size)), int(np.prod(flat.shape[2 + nsp:])))
+        planes = x.reshape(B, C, int(np.prod(S)))
+        if min(kernel) <= 0 or flat.size == 0:  # empty windows: ATen leaves -inf at the start
+            idx = flat[..., 0]
+            out = np.full(idx.shape, -np.inf, x.dtype)
+        else:
+            idx, out = _nan_last_argmax(planes, flat)
+        ctx.shape, ctx.nsp = x.shape, nsp
+        idx = idx.reshape(x.shape[:-nsp] + tuple(out_size))
+        ctx.save_for_backward(idx)
+        return out.reshape(idx.shape), idx
+
+    backward = MaxPool.backward
+
+
+def _nan_last_argmax(planes, rows):
+    """Max of each window (a row of ``rows``, flat indices into ``planes``): the first
+    largest value, or the last NaN when there is one (ATen's ``val > max || isnan(val)``)."""
+    vals = np.take_along_axis(planes, rows.reshape(rows.shape[:2] + (-1,)), -1)
+    vals = vals.reshape(rows.shape)
+    arg = np.argmax(vals, axis=-1)
+    nan = np.isnan(vals)
+    if nan.any():
+        last = nan.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
+        arg = np.where(nan.any(-1), last, arg)
+    idx = np.take_along_axis(rows, arg[..., None], -1)[..., 0]
+    out = np.take_along_axis(vals, arg[..., None], -1)[..., 0]
+    return idx, out

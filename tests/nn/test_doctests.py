@@ -12,6 +12,7 @@ MODULES = [
     "numtorch.nn.init", "numtorch.nn.functional", "numtorch.ops.activation",
     "numtorch.ops.loss", "numtorch.ops.conv", "numtorch.ops.pooling",
     "numtorch.ops.normalization", "numtorch.nn.modules.activation",
+    "numtorch.nn.modules.adaptive",
     "numtorch.nn.modules.batchnorm", "numtorch.nn.modules.container",
     "numtorch.nn.modules.conv", "numtorch.nn.modules.dropout", "numtorch.nn.modules.flatten",
     "numtorch.nn.modules.instancenorm", "numtorch.nn.modules.linear",
