@@ -3,13 +3,14 @@
 The script runs as ``__main__`` with ``torch`` and every ``torch.*`` submodule resolved to
 numtorch's, even where PyTorch is installed.
 """
+import builtins
 import importlib
 import importlib.abc
 import importlib.util
 import os
-import runpy
 import sys
 import traceback
+import types
 
 ALIAS, TARGET = "torch", "numtorch"
 
@@ -65,6 +66,9 @@ def install_alias():
         del sys.modules[name]
     if not any(isinstance(f, TorchAliasFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, TorchAliasFinder())
+    # with torch aliased, type(t) and type(t.shape) can print (and pickle) as PyTorch's names
+    import numtorch
+    numtorch.Tensor.__module__ = numtorch.Size.__module__ = ALIAS
 
 
 def run_script(path, args):
@@ -77,7 +81,7 @@ def run_script(path, args):
     sys.argv = [path] + list(args)
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
     try:
-        runpy.run_path(path, run_name="__main__")
+        _run_main(path)
     except SystemExit:
         raise
     except BaseException as e:  # print like the interpreter, without our own frames
@@ -90,6 +94,24 @@ def run_script(path, args):
         print("".join(report.format()), end="", file=sys.stderr)
         return 1
     return 0
+
+
+def _run_main(path):
+    """Execute ``path`` as the ``__main__`` module, as the interpreter does: ``__file__`` and
+    code filenames are absolute while ``sys.argv[0]`` stays as typed."""
+    full = os.path.abspath(path)
+    with open(full, "rb") as f:
+        code = compile(f.read(), full, "exec")
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=full, __cached__=None, __spec__=None,
+                         __loader__=None, __package__=None, __builtins__=builtins)
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = main
+    try:
+        exec(code, main.__dict__)
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
 
 
 def _drop_own_frames(report):

@@ -155,3 +155,20 @@ def test_usage_and_missing_file(tmp_path):
     assert res.returncode == 2 and "usage:" in res.stderr
     res = _console(["run"], tmp_path)
     assert res.returncode == 2
+
+
+def test_tensor_and_size_type_names(tmp_path):
+    path = tmp_path / "types.py"
+    path.write_text("import torch, pickle\nx = torch.ones(2)\nprint(type(x), type(x.shape))\n"
+                    "print(pickle.loads(pickle.dumps(x.shape)))\n")
+    mine = _run(["-m", "numtorch", str(path)], tmp_path)
+    assert mine.stdout == _run([str(path)], tmp_path).stdout
+
+
+def test_relative_script_path_like_python(tmp_path):
+    """``__file__`` and traceback paths are absolute, ``sys.argv[0]`` stays as typed."""
+    (tmp_path / "rel.py").write_text(
+        "import sys\nprint(__file__, sys.argv[0], __name__, __spec__)\nraise KeyError('k')\n")
+    mine = _run(["-m", "numtorch", "rel.py"], tmp_path)
+    ref = _run(["rel.py"], tmp_path)
+    assert (mine.returncode, mine.stdout, mine.stderr) == (ref.returncode, ref.stdout, ref.stderr)
