@@ -5,6 +5,7 @@ newest first (by creation order), as in PyTorch, so hooks and prints happen in i
 Gradients are freed as soon as a node has consumed them.
 """
 import heapq
+import itertools
 
 from .grad_mode import STATE
 from . import function as _function
@@ -15,6 +16,19 @@ _function_backward = BackwardCFunction._backward
 
 __all__ = ["run_backward"]
 
+
+
+_acc_pushes = itertools.count()
+_ACC_FIRST = -(2 ** 63)
+
+
+def _prio(node):
+    """Heap entry of a ready node: newest first, but AccumulateGrad before everything (PyTorch
+    gives it sequence_nr UINT64_MAX), accumulators among themselves in the order they became
+    ready."""
+    if type(node) is AccumulateGrad:
+        return (_ACC_FIRST + next(_acc_pushes), node)
+    return (-node._seq, node)
 
 def _discover(roots):
     """The number of edges into every node reachable from ``roots`` (iterative DFS)."""
@@ -94,7 +108,7 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     heap = []
     for node in dict.fromkeys(root_nodes):
         if node is not None and deps.get(node, 0) == 0 and (needed is None or node in needed):
-            heap.append((-node._seq, node))
+            heap.append(_prio(node))
     heapq.heapify(heap)
     captured = [None] * (len(inputs) if inputs is not None else 0)
     # what hooks may ask about this backward (graph.register_multi_grad_hook, checkpoint)
@@ -215,7 +229,7 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
                             if ready is not None:
                                 if g is not None:
                                     buffers[ready] = [g]
-                                heappush(heap, (-ready._seq, ready))
+                                heappush(heap, _prio(ready))
                             ready, g = child, gi
                             continue
                         buffers[child] = [gi]
@@ -230,13 +244,13 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
                     if g is not None:
                         buffers[ready] = [g]
                         g = None
-                    heappush(heap, (-ready._seq, ready))
+                    heappush(heap, _prio(ready))
                 ready = child
         if ready is not None and heap:
             if g is not None:
                 buffers[ready] = [g]
                 g = None
-            heappush(heap, (-ready._seq, ready))
+            heappush(heap, _prio(ready))
             ready = None
         node = ready if ready is not None else (heappop(heap)[1] if heap else None)
 

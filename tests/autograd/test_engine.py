@@ -584,3 +584,18 @@ def test_numpy_interplay_in_chain():
     y = (x * 2).sum()
     y.backward()
     assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_accumulators_run_first_in_ready_order(torch):
+    """PyTorch runs a ready AccumulateGrad before any other node (its sequence number is the
+    largest), accumulators among themselves in the order they became ready."""
+    def order(lib):
+        seen = []
+        a, b, c = (lib.ones(2, requires_grad=True) for _ in range(3))
+        for name, t in (("a", a), ("b", b), ("c", c)):
+            t.register_hook(lambda g, name=name: seen.append(name))
+        (a * b * c).sum().backward()
+        (a + b + c).sum().backward()
+        lib.stack([a, b, c]).sum().backward()
+        return seen
+    assert order(numtorch) == order(torch)
