@@ -21,7 +21,7 @@ __version__ = "2.13.0+numtorch"
 
 from ._dtype import (dtype, get_default_dtype, set_default_dtype, promote_types,  # noqa: E402
                      uint8, int8, int16, int32, int64, float16, float32, float64, complex64,
-                     complex128)
+                     complex128, finfo, iinfo)
 from ._dtype import bool_ as bool  # noqa: E402
 from ._size import Size  # noqa: E402
 from ._device import (device, layout, strided, sparse_coo, memory_format,  # noqa: E402

@@ -219,3 +219,65 @@ def to_dtype(d):
     if d is complex:
         return complex128
     return from_numpy_dtype(d)
+
+
+class finfo:
+    """``torch.finfo``: the limits of a floating dtype (complex ones give their real part's).
+
+    >>> finfo(float16).max
+    65504.0
+    """
+
+    __module__ = "torch"
+
+    def __init__(self, type=None):
+        d = get_default_dtype() if type is None else to_dtype(type)
+        if d.category < _FLOAT:
+            raise TypeError("torch.finfo() requires a floating point input type. "
+                            "Use torch.iinfo to handle 'torch.finfo'")
+        d = d.to_real()
+        f = np.finfo(d.np)
+        self.bits, self.dtype = f.bits, d.name
+        self.eps, self.max, self.min = float(f.eps), float(f.max), float(f.min)
+        self.tiny = self.smallest_normal = float(f.smallest_normal)
+        self.resolution = 10.0 ** -f.precision
+
+    def __eq__(self, other):
+        return isinstance(other, finfo) and self.dtype == other.dtype
+
+    def __hash__(self):
+        return hash(self.dtype)
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """``torch.iinfo``: the limits of an integer dtype.
+
+    >>> iinfo(int8)
+    iinfo(min=-128, max=127, dtype=int8)
+    """
+
+    __module__ = "torch"
+
+    def __init__(self, type):
+        d = to_dtype(type)
+        if d is bool_:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if d.category != _INT:
+            raise TypeError("torch.iinfo() requires an integer input type. "
+                            "Use torch.finfo to handle 'torch.iinfo'")
+        i = np.iinfo(d.np)
+        self.bits, self.dtype, self.min, self.max = i.bits, d.name, int(i.min), int(i.max)
+
+    def __eq__(self, other):
+        return isinstance(other, iinfo) and self.dtype == other.dtype
+
+    def __hash__(self):
+        return hash(self.dtype)
+
+    def __repr__(self):
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

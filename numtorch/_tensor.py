@@ -23,6 +23,23 @@ __all__ = ["Tensor"]
 _ndarray = np.ndarray
 
 
+class _InferenceVC(list):
+    """The version counter of an inference tensor (made under ``inference_mode``; shared by
+    its views): marks the tensor as an inference tensor."""
+    __slots__ = ()
+
+    def __setitem__(self, i, v):
+        # PyTorch writes, then raises when bumping the version outside inference mode
+        if not STATE.inference:
+            raise RuntimeError(_INF_INPLACE_MSG)
+        list.__setitem__(self, i, v)
+
+
+_INF_INPLACE_MSG = ("Inplace update to inference tensor outside InferenceMode is not allowed."
+                    "You can make a clone to get a normal tensor before doing inplace update."
+                    "See https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
 class Tensor:
     """A multi-dimensional array with autograd, following ``torch.Tensor``."""
 
@@ -40,7 +57,7 @@ class Tensor:
         t._data = data
         t._grad_fn = grad_fn
         t._rg = rg
-        t._vc = [0]
+        t._vc = [0] if not STATE.inference else _InferenceVC((0,))
         t._output_nr = 0
         t._grad = None
         t._base = None
@@ -54,7 +71,7 @@ class Tensor:
         self._data = data
         self._grad_fn = None
         self._rg = requires_grad
-        self._vc = [0]
+        self._vc = [0] if not STATE.inference else _InferenceVC((0,))
         self._output_nr = 0
         self._grad = self._base = self._view = self._acc = self._hooks = self._extra = None
 
@@ -209,6 +226,9 @@ class Tensor:
             return self
         if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and type(self._vc) is _InferenceVC and not STATE.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._rg = bool(requires_grad)
         return self
 
@@ -232,7 +252,8 @@ class Tensor:
                 "indeed want the .grad field to be populated for a non-leaf Tensor, use "
                 ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
                 "mistake, make sure you access the leaf Tensor instead. See "
-                "github.com/pytorch/pytorch/pull/30531 for more informations.",
+                "github.com/pytorch/pytorch/pull/30531 for more information. (Triggered internally "
+                "at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)",
                 UserWarning, stacklevel=2)
         return self._grad
 
@@ -264,7 +285,16 @@ class Tensor:
 
     @property
     def _version(self):
+        if type(self._vc) is _InferenceVC:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc[0]
+
+    def _is_view(self):
+        return self._base is not None
+
+    def is_inference(self):
+        """Whether this tensor was made under ``torch.inference_mode()``."""
+        return type(self._vc) is _InferenceVC
 
     @property
     def output_nr(self):
@@ -420,6 +450,21 @@ class Tensor:
                 hook(self)
         if not STATE.enabled:
             return
+        cf = self._extra and self._extra.get("cf_view")
+        if cf and len(cf) > 2:
+            raise RuntimeError(
+                f"Output {cf[0]} of {cf[1]} is a view and is being modified inplace. This view "
+                "is the output of a function that returns multiple views. Such functions do not "
+                "allow the output views to be modified inplace. You should replace the inplace "
+                "operation by an out-of-place one.")
+        if cf:
+            raise RuntimeError(
+                f"Output {cf[0]} of {cf[1]} is a view and is being modified inplace. This view "
+                "was created inside a custom Function (or because an input was returned as-is) "
+                "and the autograd logic to handle view+inplace would override the custom "
+                "backward associated with the custom Function, leading to incorrect gradients. "
+                "This behavior is forbidden. You can fix this by cloning the output of the "
+                "custom Function.")
         if self._grad_fn is None and self._rg:
             if self._base is not None:
                 raise RuntimeError("a view of a leaf Variable that requires grad is being used "

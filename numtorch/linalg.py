@@ -20,7 +20,7 @@ from .ops.linalg import cross as _cross, matmul
 __all__ = ["inv", "det", "slogdet", "solve", "cholesky", "qr", "svd", "svdvals", "eigh",
            "eigvalsh", "pinv", "lstsq", "matrix_power", "norm", "vector_norm", "matrix_norm",
            "cross", "multi_dot", "matrix_rank", "inv_ex", "cholesky_ex", "diagonal", "vecdot",
-           "solve_triangular", "eig", "eigvals", "matmul"]
+           "solve_triangular", "eig", "eigvals", "matmul", "LinAlgError"]
 
 _make = Tensor._make
 
@@ -41,8 +41,16 @@ def _eye_like(A):
     return _make(np.eye(n, dtype=A._data.dtype), None, False)
 
 
+class _LinAlgError(RuntimeError):
+    """``torch.linalg.LinAlgError``: a LAPACK routine failed (singular or indefinite input)."""
+
+
+_LinAlgError.__module__ = "torch._C"
+LinAlgError = _LinAlgError
+
+
 def _singular(op):
-    return RuntimeError(f"linalg.{op}: The diagonal element 1 is zero, the inversion could "
+    return _LinAlgError(f"linalg.{op}: The diagonal element 1 is zero, the inversion could "
                         "not be completed because the input matrix is singular.")
 
 
@@ -135,7 +143,7 @@ class Solve(BuiltinFunction):
         try:
             X = np.linalg.solve(A, B[..., None] if vector else B)
         except np.linalg.LinAlgError:
-            raise RuntimeError("torch.linalg.solve: The solver failed because the input matrix "
+            raise _LinAlgError("torch.linalg.solve: The solver failed because the input matrix "
                                "is singular.") from None
         X = X[..., 0] if vector else X
         ctx.vector = vector
@@ -171,7 +179,7 @@ class Cholesky(BuiltinFunction):
         try:
             L = np.linalg.cholesky(A)
         except np.linalg.LinAlgError:
-            raise RuntimeError("linalg.cholesky: The factorization could not be completed "
+            raise _LinAlgError("linalg.cholesky: The factorization could not be completed "
                                "because the input is not positive-definite (the leading minor "
                                "of order 1 is not positive-definite).") from None
         ctx.upper = upper

@@ -171,3 +171,10 @@ def test_numpy_dtype_mapping(np_dtype, name):
 
 def test_numpy_dtype_without_torch_counterpart(torch):
     check_error(lambda lib: lib.from_numpy(np.array(["a"])))
+
+
+def test_finfo_iinfo_match_torch(torch):
+    check_same(lambda lib: [repr(lib.finfo(d)) for d in (lib.float16, lib.float32, lib.complex128)]
+               + [repr(lib.finfo()), repr(lib.iinfo(lib.int64)), lib.iinfo(lib.uint8).bits,
+                  lib.finfo(lib.float32).tiny, lib.finfo(lib.float16).resolution], exact=True)
+    check_error(lambda lib: lib.iinfo(lib.float32))

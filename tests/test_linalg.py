@@ -86,3 +86,12 @@ def test_qr_values_and_gradient():
     (nt.linalg.qr(ours)[0].sum() + nt.linalg.qr(ours)[1].sum()).backward()
     (torch.linalg.qr(ref)[0].sum() + torch.linalg.qr(ref)[1].sum()).backward()
     np.testing.assert_allclose(ours.grad.numpy(), ref.grad.numpy(), atol=1e-8)
+
+
+def test_singular_errors_are_linalg_errors():
+    for fn in (lambda lib: lib.linalg.inv(lib.zeros(2, 2)),
+               lambda lib: lib.linalg.solve(lib.zeros(2, 2), lib.ones(2))):
+        for lib in (nt, torch):
+            with pytest.raises(lib.linalg.LinAlgError) as e:
+                fn(lib)
+            assert type(e.value).__name__ == "_LinAlgError"

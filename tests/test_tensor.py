@@ -459,3 +459,18 @@ def test_is_tensor_and_misc(torch):
 def test_plain_helper_compares_libraries(torch):
     assert plain(numtorch.ones(2)) == plain(torch.ones(2))
     assert plain(numtorch.ones(2)) != plain(torch.ones(2, dtype=torch.float64))
+
+
+def test_apply_(torch):
+    check_same(lambda lib: lib.arange(4).view(2, 2).t().apply_(lambda v: v * 10 + 0.5), exact=True)
+    check_error(lambda lib: lib.ones(2, requires_grad=True).apply_(abs))
+
+
+def test_nonleaf_grad_warning_text():
+    import warnings
+    def msg(lib):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            (lib.ones(1, requires_grad=True) * 2).grad
+        return str(w[0].message)
+    check_same(msg)

@@ -205,6 +205,8 @@ def _check_grads(node, result):
             g = _reduce_grad(node, i, g, shape)
             d = g._data
         if d.dtype is not dtype.np and d.dtype != dtype.np:
+            if d.dtype.kind == "c" and not dtype.is_complex:
+                g = g.real  # as PyTorch: a real input's gradient is the real part
             g = g.to(dtype)
         out[i] = g
     if None in in_meta:  # only tensor inputs have an edge (next_functions), as in PyTorch
@@ -538,12 +540,18 @@ def _wrap_outputs(ctx, args, out, record):
             o._grad_fn = ctx
             o._rg = True
             o._output_nr = i
+            if o._base is not None:
+                _mark_custom_view(o, ctx, i)
         elif record and o._rg and o._grad_fn is None:
             o._rg = False
         results.append(o)
     if record:
         ctx._out_meta = tuple(meta)
         _resolve_saved(ctx, results)
+        if sum(1 for o in results if isinstance(o, Tensor) and o._grad_fn is ctx) > 1:
+            for o in results:  # views among several differentiable outputs
+                if isinstance(o, Tensor) and o._extra and "cf_view" in o._extra:
+                    o._extra["cf_view"] += (True,)
     return tuple(results) if is_tuple else results[0]
 
 
@@ -572,6 +580,8 @@ def _wrap_one(ctx, args, o, record):
             o._grad_fn = ctx
             o._rg = True
             o._output_nr = 0
+            if o._base is not None:
+                _mark_custom_view(o, ctx, 0)
         elif o._rg and o._grad_fn is None:
             o._rg = False
         saved = ctx.to_save
@@ -583,6 +593,13 @@ def _wrap_one(ctx, args, o, record):
             else:
                 _resolve_saved(ctx, (o,))
     return o
+
+
+def _mark_custom_view(o, ctx, i):
+    """Remember that ``o`` is a view made inside a custom Function: in-place on it raises."""
+    if o._extra is None:
+        o._extra = {}
+    o._extra["cf_view"] = (i, type(ctx).__name__[:-len("Backward")])
 
 
 def _rebase_dirty(ctx, t, i, diff, args):

@@ -230,6 +230,12 @@ def pack_saved(t, node, is_output):
     """Make a saved-tensor entry for ``t`` (``node`` is the node saving it)."""
     if t is None:
         return None
+    if type(t._vc) is not list and type(t._vc).__name__ == "_InferenceVC":
+        raise RuntimeError(
+            "Inference tensors cannot be saved for backward. Please do not use Tensors created "
+            "in inference mode in computation tracked by autograd. To work around this, you "
+            "can make a clone to get a normal tensor and use it in autograd, or use "
+            "`torch.no_grad()` instead of `torch.inference_mode()`.")
     if _hook_stack:
         return _pack_with_hook(t, is_output)
     if is_output:

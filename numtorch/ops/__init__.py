@@ -50,7 +50,7 @@ _METHODS = {
         "greater", "ge", "greater_equal", "logical_and", "logical_or", "logical_xor",
         "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "isnan",
         "isinf", "isfinite", "isposinf", "isneginf", "signbit", "isclose", "allclose",
-        "equal", "rsub"],
+        "equal"],
     R: ["sum", "mean", "nansum", "nanmean", "prod", "max", "min", "amax", "amin", "aminmax",
         "argmax", "argmin", "var", "std", "cumsum", "cumprod", "cummax", "cummin",
         "logsumexp", "softmax", "log_softmax", "norm", "all", "any", "count_nonzero"],
@@ -80,6 +80,7 @@ def _install():
         setattr(Tensor, name + "_", IP._unary_inplace(name))
     Tensor.zero_ = IP.zero_
     Tensor.fill_ = IP.fill_
+    Tensor.apply_ = IP.apply_
     Tensor.copy_ = IP.copy_
     Tensor.masked_fill_ = lambda self, mask, value: IP.inplace(
         self, lambda t: I.masked_fill(t, mask, value))

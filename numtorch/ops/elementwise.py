@@ -9,6 +9,7 @@ engine sums them down to each input's shape.
 >>> (x * x + 1).sum().backward(); x.grad
 tensor([2., 4.])
 """
+import cmath
 import math
 
 import numpy as np
@@ -56,6 +57,17 @@ def _pair(ctx):
     if b is None:
         b = ctx.scalar
     return a, b
+
+
+def _cj(x):
+    """``conj(x)`` for a complex Tensor or Python complex, else ``x`` itself: PyTorch's gradients
+    are conjugate Wirtinger derivatives (``d(a*b)/da`` gives ``g * conj(b)``). A dtype check
+    only, so the real path builds no extra node."""
+    if type(x) is complex:
+        return x.conjugate()
+    if isinstance(x, Tensor) and x._data.dtype.kind == "c":
+        return x.conj()
+    return x
 
 
 def _alpha(alpha, dt):
@@ -160,10 +172,10 @@ class Mul(BuiltinFunction):
     def backward(ctx, g):
         na, nb = ctx.needs_input_grad[:2]
         if not ctx._saved:  # tensor * Python number (freed: saved_tensors raises)
-            return (g * ctx.scalar if na else None), None
+            return (g * _cj(ctx.scalar) if na else None), None
         a, b = ctx.saved_tensors
-        return ((g * (ctx.scalar if b is None else b)) if na else None), \
-            ((g * (ctx.scalar if a is None else a)) if nb else None)
+        return ((g * _cj(ctx.scalar if b is None else b)) if na else None), \
+            ((g * _cj(ctx.scalar if a is None else a)) if nb else None)
 
 
 def _true_div_dtype(a, b):
@@ -186,7 +198,7 @@ class Div(BuiltinFunction):
     def backward(ctx, g):
         a, b = _pair(ctx)
         na, nb = ctx.needs_input_grad[:2]
-        return (g / b if na else None), (-g * a / (b * b) if nb else None)
+        return (g / _cj(b) if na else None), (-g * _cj(a / (b * b)) if nb else None)
 
 
 class DivRounding(BuiltinFunction):
@@ -237,16 +249,27 @@ class Pow(BuiltinFunction):
         ga = gb = None
         if na:
             if isinstance(b, Tensor):
-                ga = g * b * pow(a, b - 1)
+                ga = g * _cj(b * pow(a, b - 1))
             else:
-                ga = g * 0 if b == 0 else g * b * pow(a, b - 1)
+                ga = g * 0 if b == 0 else g * _cj(b * pow(a, b - 1))
         if nb:
             out = pow(a, b)
-            gb = g * out * (log(a) if isinstance(a, Tensor) else math.log(a))
+            gb = g * _cj(out * (log(a) if isinstance(a, Tensor) else _log_scalar(a)))
             if isinstance(a, Tensor):
-                gb = where(((a == 0) & (b >= 0)) if isinstance(b, Tensor) else (a == 0),
+                gb = where(((a == 0) & _nonneg(b)) if isinstance(b, Tensor) else (a == 0),
                            0.0, gb)
         return ga, gb
+
+
+def _log_scalar(a):
+    return cmath.log(a) if type(a) is complex else math.log(a)
+
+
+def _nonneg(b):
+    """``b >= 0`` (for complex ``b``: real and non-negative, as PyTorch's pow gradient)."""
+    if b._data.dtype.kind == "c":
+        return (b.imag == 0) & (b.real >= 0)
+    return b >= 0
 
 
 class PowTensor(Pow):
@@ -436,32 +459,46 @@ def _unary(name, np_fn, grad, uses="x", float_only=True, bw=None, int_ok=True):
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 
+
+def _real(t):
+    return t._data.dtype.kind != "c"
+
+
+def _c(t):
+    """``conj(t)`` of a complex Tensor, ``t`` itself for a real one (no node, no copy)."""
+    return t if t._data.dtype.kind != "c" else t.conj()
+
+
 Neg = _unary("Neg", np.negative, lambda g, x, o: -g, uses=None, float_only=False)
-Exp = _unary("Exp", np.exp, lambda g, x, o: g * o, uses="out")
-Exp2 = _unary("Exp2", np.exp2, lambda g, x, o: g * o * _LN2, uses="out")
-Expm1 = _unary("Expm1", np.expm1, lambda g, x, o: g * (o + 1), uses="out")
-Log = _unary("Log", np.log, lambda g, x, o: g / x)
-Log2 = _unary("Log2", np.log2, lambda g, x, o: g / (x * _LN2))
-Log10 = _unary("Log10", np.log10, lambda g, x, o: g / (x * _LN10))
-Log1p = _unary("Log1p", np.log1p, lambda g, x, o: g / (x + 1), bw="Log1PBackward0")
-Sqrt = _unary("Sqrt", np.sqrt, lambda g, x, o: g / (o * 2), uses="out")
-Rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), lambda g, x, o: g * o.pow(3) * -0.5,
+# NOTE: each derivative is conjugated (``_c``) for complex data, PyTorch's convention
+Exp = _unary("Exp", np.exp, lambda g, x, o: g * _c(o), uses="out")
+Exp2 = _unary("Exp2", np.exp2, lambda g, x, o: g * _c(o) * _LN2, uses="out")
+Expm1 = _unary("Expm1", np.expm1, lambda g, x, o: g * (_c(o) + 1), uses="out")
+Log = _unary("Log", np.log, lambda g, x, o: g / _c(x))
+Log2 = _unary("Log2", np.log2, lambda g, x, o: g / (_c(x) * _LN2))
+Log10 = _unary("Log10", np.log10, lambda g, x, o: g / (_c(x) * _LN10))
+Log1p = _unary("Log1p", np.log1p, lambda g, x, o: g / (_c(x) + 1), bw="Log1PBackward0")
+Sqrt = _unary("Sqrt", np.sqrt, lambda g, x, o: g / (_c(o) * 2), uses="out")
+Rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), lambda g, x, o: g * _c(o.pow(3)) * -0.5,
                uses="out")
-Reciprocal = _unary("Reciprocal", np.reciprocal, lambda g, x, o: -g * o * o, uses="out")
-Sin = _unary("Sin", np.sin, lambda g, x, o: g * x.cos())
-Cos = _unary("Cos", np.cos, lambda g, x, o: g * -x.sin())
-Tan = _unary("Tan", np.tan, lambda g, x, o: g * (o * o + 1), uses="out")
-Asin = _unary("Asin", np.arcsin, lambda g, x, o: g * (1 - x * x).rsqrt())
-Acos = _unary("Acos", np.arccos, lambda g, x, o: -g * (1 - x * x).rsqrt())
-Atan = _unary("Atan", np.arctan, lambda g, x, o: g / (x * x + 1))
-Sinh = _unary("Sinh", np.sinh, lambda g, x, o: g * x.cosh())
-Cosh = _unary("Cosh", np.cosh, lambda g, x, o: g * x.sinh())
-Tanh = _unary("Tanh", np.tanh, lambda g, x, o: tanh_backward(g, o), uses="out")
-Asinh = _unary("Asinh", np.arcsinh, lambda g, x, o: g * (x * x + 1).rsqrt())
-Acosh = _unary("Acosh", np.arccosh, lambda g, x, o: g * (x * x - 1).rsqrt())
-Atanh = _unary("Atanh", np.arctanh, lambda g, x, o: g / (1 - x * x))
-Sigmoid = _unary("Sigmoid", lambda x: _sigmoid(x), lambda g, x, o: sigmoid_backward(g, o),
-                 uses="out")
+Reciprocal = _unary("Reciprocal", np.reciprocal, lambda g, x, o: -g * _c(o * o), uses="out")
+Sin = _unary("Sin", np.sin, lambda g, x, o: g * _c(x.cos()))
+Cos = _unary("Cos", np.cos, lambda g, x, o: g * -_c(x.sin()))
+Tan = _unary("Tan", np.tan, lambda g, x, o: g * _c(o * o + 1), uses="out")
+Asin = _unary("Asin", np.arcsin, lambda g, x, o: g * _c((1 - x * x).rsqrt()))
+Acos = _unary("Acos", np.arccos, lambda g, x, o: -g * _c((1 - x * x).rsqrt()))
+Atan = _unary("Atan", np.arctan, lambda g, x, o: g / _c(x * x + 1))
+Sinh = _unary("Sinh", np.sinh, lambda g, x, o: g * _c(x.cosh()))
+Cosh = _unary("Cosh", np.cosh, lambda g, x, o: g * _c(x.sinh()))
+Tanh = _unary("Tanh", np.tanh, lambda g, x, o: tanh_backward(g, o) if _real(o) else
+              g * (1 - o * o).conj(), uses="out")
+Asinh = _unary("Asinh", np.arcsinh, lambda g, x, o: g * _c((x * x + 1).rsqrt()))
+# NOTE: sqrt(x*y) == sqrt(x)*sqrt(y) only for real x, y > 0 (PyTorch splits it for complex)
+Acosh = _unary("Acosh", np.arccosh, lambda g, x, o: g * (x * x - 1).rsqrt() if _real(x) else
+               g * ((x + 1).rsqrt() * (x - 1).rsqrt()).conj())
+Atanh = _unary("Atanh", np.arctanh, lambda g, x, o: g / _c(1 - x * x))
+Sigmoid = _unary("Sigmoid", lambda x: _sigmoid(x), lambda g, x, o: sigmoid_backward(g, o)
+                 if _real(o) else g * (o * (1 - o)).conj(), uses="out")
 
 
 def _tanh_bw(g, y):
@@ -545,7 +582,7 @@ Abs = _unary("Abs", np.abs, lambda g, x, o: g * x.sgn(), float_only=False)
 Relu = _unary("Relu", lambda x: np.maximum(x, 0), lambda g, x, o: g * (o > 0).to(g.dtype),
               uses="out", float_only=False)
 Square = _unary("Square", lambda x: np.square(x.astype(np.int64) if x.dtype.kind == "b" else x),
-                lambda g, x, o: g * x * 2, bw="PowBackward0",
+                lambda g, x, o: g * _c(x) * 2, bw="PowBackward0",
                 float_only=False)
 
 
@@ -560,7 +597,27 @@ def _sign(x):
 
 
 Sign = _zero_grad_op("Sign", _sign)
-Sgn = _zero_grad_op("Sgn", _sign)
+
+
+class Sgn(BuiltinFunction):
+    """out = x / |x| (the sign for real x);  dx = 0 for real x, else (g - out² conj(g)) / 2|x|
+    (0 where x == 0): sgn is not holomorphic, so both Wirtinger derivatives contribute."""
+    _backward_name = "SgnBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        if x.dtype.kind == "c":
+            ctx.save_for_backward(x)
+            ctx.is_complex = True
+        return _sign(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        if not getattr(ctx, "is_complex", False):
+            return g * 0
+        (x,) = ctx.saved_tensors
+        s, a = x.sgn(), x.abs()
+        return where(a == 0, 0.0, (g - s * s * g.conj()) / (a * 2))
 Floor = _zero_grad_op("Floor", np.floor)
 Ceil = _zero_grad_op("Ceil", np.ceil)
 Trunc = _zero_grad_op("Trunc", np.trunc)
@@ -763,13 +820,21 @@ def mul(input, other, *, out=None):
 multiply = mul
 
 
-def div(input, other, *, rounding_mode=None, out=None):
+class _DivNone(Div):
+    """``div`` given ``rounding_mode=None`` explicitly (PyTorch's ``div.Tensor_mode``)."""
+    _backward_name = "DivBackward2"
+
+
+_NO_MODE = object()
+
+
+def div(input, other, *, rounding_mode=_NO_MODE, out=None):
     """``input / other``; ``rounding_mode`` 'trunc' or 'floor' rounds the quotient."""
     input, other = _tensor_first(input, other, "div")
-    if rounding_mode is None:
+    if rounding_mode is None or rounding_mode is _NO_MODE:
         if not isinstance(input, Tensor):
             return _out(out, mul(reciprocal(other), input))
-        return _out(out, Div.apply(input, other))
+        return _out(out, (Div if rounding_mode is _NO_MODE else _DivNone).apply(input, other))
     if rounding_mode == "floor" or rounding_mode == "trunc":
         return _out(out, DivRounding.apply(input, other, rounding_mode))
     raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
@@ -1000,7 +1065,8 @@ class Lerp(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         na, nb = ctx.needs_input_grad[:2]
-        return (g * (1 - ctx.w) if na else None), (g * ctx.w if nb else None), None
+        w = _cj(ctx.w)
+        return (g * (1 - w) if na else None), (g * w if nb else None), None
 
 
 class LerpTensor(BuiltinFunction):
@@ -1016,8 +1082,8 @@ class LerpTensor(BuiltinFunction):
     def backward(ctx, g):
         a, b, w = ctx.saved_tensors
         na, nb, nw = ctx.needs_input_grad[:3]
-        return ((g * (1 - w) if na else None), (g * w if nb else None),
-                (g * (b - a) if nw else None))
+        return ((g * _cj(1 - w) if na else None), (g * _cj(w) if nb else None),
+                (g * _cj(b - a) if nw else None))
 
 
 def lerp(input, end, weight):
@@ -1042,9 +1108,9 @@ class Addcmul(BuiltinFunction):
     def backward(ctx, g):
         t1, t2 = ctx.saved_tensors
         na, n1, n2 = ctx.needs_input_grad[:3]
-        v = ctx.value
-        return ((g if na else None), (g * v * t2 if n1 else None),
-                (g * v * t1 if n2 else None), None)
+        v = _cj(ctx.value)
+        return ((g if na else None), (g * v * _cj(t2) if n1 else None),
+                (g * v * _cj(t1) if n2 else None), None)
 
 
 class Addcdiv(BuiltinFunction):
@@ -1062,9 +1128,9 @@ class Addcdiv(BuiltinFunction):
     def backward(ctx, g):
         t1, t2 = ctx.saved_tensors
         na, n1, n2 = ctx.needs_input_grad[:3]
-        v = ctx.value
-        return ((g if na else None), (g * v / t2 if n1 else None),
-                (-g * v * t1 / (t2 * t2) if n2 else None), None)
+        v = _cj(ctx.value)
+        return ((g if na else None), (g * v / _cj(t2) if n1 else None),
+                (-g * v * _cj(t1 / (t2 * t2)) if n2 else None), None)
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):

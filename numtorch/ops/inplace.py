@@ -202,6 +202,15 @@ def fill_(self, value):
     return inplace(self, lambda t: Fill.apply(t, value))
 
 
+def apply_(self, callable):
+    """Replace each element by ``callable(element)`` in place (a Python loop, as PyTorch's)."""
+    if self.requires_grad:
+        raise RuntimeError("Can't call apply_() on Variable that requires grad. "
+                           "Use var.detach().apply_() instead.")
+    res = np.array([callable(v) for v in self._data.ravel().tolist()], dtype=object)
+    return copy_(self, _make(res.reshape(self._data.shape).astype(self._data.dtype), None, False))
+
+
 def copy_(self, src, non_blocking=False):
     """Copy ``src`` (broadcast, converted to this dtype) into this tensor in place."""
     if not isinstance(src, Tensor):

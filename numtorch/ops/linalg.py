@@ -27,6 +27,21 @@ def _check_same_dtype(a, b, what="m1 and m2"):
                            f"{_NAMES[a.dtype.name]} != {_NAMES[b.dtype.name]}")
 
 
+def _mH(t):
+    """``t.mH`` for complex data, ``t.mT`` for real: PyTorch's gradients are conjugate
+    Wirtinger derivatives (mm's gradient for ``a`` is ``g @ b.mH``)."""
+    return t.mT if t._data.dtype.kind != "c" else t.mH
+
+
+def _cj(t):
+    """``conj(t)`` for a complex Tensor or Python complex, ``t`` itself otherwise."""
+    if type(t) is complex:
+        return t.conjugate()
+    if isinstance(t, Tensor) and t._data.dtype.kind == "c":
+        return t.conj()
+    return t
+
+
 def _dims(shape):
     return "x".join(map(str, shape))
 
@@ -44,7 +59,7 @@ class Mm(BuiltinFunction):
     def backward(ctx, g):
         a, b = ctx.saved_tensors
         na, nb = ctx.needs_input_grad[:2]
-        return (g.matmul(b.mT) if na else None), (a.mT.matmul(g) if nb else None)
+        return (g.matmul(_mH(b)) if na else None), (_mH(a).matmul(g) if nb else None)
 
 
 class Bmm(Mm):
@@ -69,7 +84,7 @@ class Mv(BuiltinFunction):
     def backward(ctx, g):
         a, v = ctx.saved_tensors
         na, nv = ctx.needs_input_grad[:2]
-        return (outer(g, v) if na else None), (a.mT.matmul(g) if nv else None)
+        return (outer(g, _cj(v)) if na else None), (_mH(a).matmul(g) if nv else None)
 
 
 class Dot(BuiltinFunction):
@@ -85,7 +100,7 @@ class Dot(BuiltinFunction):
     def backward(ctx, g):
         a, b = ctx.saved_tensors
         na, nb = ctx.needs_input_grad[:2]
-        return (g * b if na else None), (g * a if nb else None)
+        return (g * _cj(b) if na else None), (g * _cj(a) if nb else None)
 
 
 def _check_mm(a, b, op="mm"):
@@ -144,7 +159,7 @@ def dot(input, tensor):
 
 
 class Vdot(Dot):
-    """out = sum(conj(a) * b);  da = conj(g * b), db = g * conj(a)."""
+    """out = sum(conj(a) * b);  da = conj(g) * b, db = g * a."""
     _backward_name = "VdotBackward0"
 
     @staticmethod
@@ -156,8 +171,7 @@ class Vdot(Dot):
     def backward(ctx, g):
         a, b = ctx.saved_tensors
         na, nb = ctx.needs_input_grad[:2]
-        conj = (lambda t: t.conj()) if a.is_complex() else (lambda t: t)
-        return (conj(g * b) if na else None), (g * conj(a) if nb else None)
+        return (_cj(g) * b if na else None), (g * a if nb else None)
 
 
 def vdot(input, other):
@@ -321,9 +335,9 @@ class Addmm(BuiltinFunction):
     def backward(ctx, g):
         a, b = ctx.saved_tensors
         nc, na, nb = ctx.needs_input_grad[:3]
-        gc = (g if ctx.beta == 1 else g * ctx.beta) if nc else None
-        ga = g.matmul(b.mT) * ctx.alpha if na else None
-        gb = a.mT.matmul(g) * ctx.alpha if nb else None
+        gc = (g if ctx.beta == 1 else g * _cj(ctx.beta)) if nc else None
+        ga = g.matmul(_mH(b)) * _cj(ctx.alpha) if na else None
+        gb = _mH(a).matmul(g) * _cj(ctx.alpha) if nb else None
         return gc, ga, gb, None, None
 
 
@@ -366,8 +380,9 @@ class Addmv(BuiltinFunction):
     def backward(ctx, g):
         m, v = ctx.saved_tensors
         nc, nm, nv = ctx.needs_input_grad[:3]
-        return ((g * ctx.beta if nc else None), (outer(g, v) * ctx.alpha if nm else None),
-                (m.mT.mv(g) * ctx.alpha if nv else None), None, None)
+        beta, alpha = _cj(ctx.beta), _cj(ctx.alpha)
+        return ((g * beta if nc else None), (outer(g, _cj(v)) * alpha if nm else None),
+                (_mH(m).mv(g) * alpha if nv else None), None, None)
 
 
 class Addr(BuiltinFunction):
@@ -384,8 +399,9 @@ class Addr(BuiltinFunction):
     def backward(ctx, g):
         u, v = ctx.saved_tensors
         nc, nu, nv = ctx.needs_input_grad[:3]
-        return ((g * ctx.beta if nc else None), (g.mv(v) * ctx.alpha if nu else None),
-                (g.t().mv(u) * ctx.alpha if nv else None), None, None)
+        beta, alpha = _cj(ctx.beta), _cj(ctx.alpha)
+        return ((g * beta if nc else None), (g.mv(_cj(v)) * alpha if nu else None),
+                (g.t().mv(_cj(u)) * alpha if nv else None), None, None)
 
 
 class Baddbmm(BuiltinFunction):
@@ -402,8 +418,9 @@ class Baddbmm(BuiltinFunction):
     def backward(ctx, g):
         b1, b2 = ctx.saved_tensors
         nc, n1, n2 = ctx.needs_input_grad[:3]
-        return ((g * ctx.beta if nc else None), (g.bmm(b2.mT) * ctx.alpha if n1 else None),
-                (b1.mT.bmm(g) * ctx.alpha if n2 else None), None, None)
+        beta, alpha = _cj(ctx.beta), _cj(ctx.alpha)
+        return ((g * beta if nc else None), (g.bmm(_mH(b2)) * alpha if n1 else None),
+                (_mH(b1).bmm(g) * alpha if n2 else None), None, None)
 
 
 class Addbmm(BuiltinFunction):
@@ -422,8 +439,9 @@ class Addbmm(BuiltinFunction):
         b1, b2 = ctx.saved_tensors
         nc, n1, n2 = ctx.needs_input_grad[:3]
         gb = g.unsqueeze(0).expand(b1.shape[0], *g.shape)
-        return ((g * ctx.beta if nc else None), (gb.bmm(b2.mT) * ctx.alpha if n1 else None),
-                (b1.mT.bmm(gb) * ctx.alpha if n2 else None), None, None)
+        beta, alpha = _cj(ctx.beta), _cj(ctx.alpha)
+        return ((g * beta if nc else None), (gb.bmm(_mH(b2)) * alpha if n1 else None),
+                (_mH(b1).bmm(gb) * alpha if n2 else None), None, None)
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
@@ -479,7 +497,7 @@ class Einsum(BuiltinFunction):
                 grads.append(None)
                 continue
             others = [s for k, s in enumerate(subs) if k != i]
-            ops = [xs[k] for k in range(len(xs)) if k != i]
+            ops = [_cj(xs[k]) for k in range(len(xs)) if k != i]
             grads.append(_einsum_grad(subs[i], out, others, g, ops, x))
         return tuple(grads)
 
@@ -662,8 +680,8 @@ class Cross(BuiltinFunction):
     def backward(ctx, g):
         a, b = ctx.saved_tensors
         na, nb = ctx.needs_input_grad[:2]
-        return ((Cross.apply(b, g, ctx.dim) if na else None),
-                (Cross.apply(g, a, ctx.dim) if nb else None), None)
+        return ((Cross.apply(_cj(b), g, ctx.dim) if na else None),
+                (Cross.apply(g, _cj(a), ctx.dim) if nb else None), None)
 
 
 def cross(input, other, dim=None):

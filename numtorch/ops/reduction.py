@@ -190,6 +190,8 @@ class Prod(BuiltinFunction):
         dims = (ctx.dim,) if ctx.dim is not None else tuple(range(x.ndim))
         shape = x._data.shape
         g = expand_grad(g, shape, dims, ctx.keepdim)
+        if x._data.dtype.kind == "c":  # PyTorch's convention: the conjugate derivative
+            x = x.conj()
         return _prod_grad(x, ctx.dim) * g, None, None, None
 
 
@@ -513,6 +515,8 @@ class Cumprod(BuiltinFunction):
         x, out = ctx.saved_tensors
         if g.ndim == 0:
             return g, None, None
+        if x._data.dtype.kind == "c":  # PyTorch's convention: the conjugate derivative
+            x, out = x.conj(), out.conj()
         d = ctx.dim
         if (x._data == 0).any():
             return _cumprod_grad_with_zeros(g, x, d), None, None
@@ -610,7 +614,8 @@ class Logsumexp(BuiltinFunction):
         x, out = ctx.saved_tensors
         shape = x._data.shape
         gx = expand_grad(g, shape, ctx.dims, ctx.keepdim)
-        return gx * (x - expand_grad(out, shape, ctx.dims, ctx.keepdim)).exp(), None, None
+        p = (x - expand_grad(out, shape, ctx.dims, ctx.keepdim)).exp()
+        return gx * (p.conj() if p._data.dtype.kind == "c" else p), None, None
 
 
 def logsumexp(input, dim, keepdim=False):

@@ -543,6 +543,8 @@ class ToCopy(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
+        if g._data.dtype.kind == "c" and ctx.npdt.kind != "c":
+            g = g.real  # as PyTorch: a real input's gradient is the real part
         return g.to(D._FROM_NP[ctx.npdt]), None
 
 

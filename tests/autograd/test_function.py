@@ -785,3 +785,21 @@ def test_function_node_api(torch):
                                                   for f, _ in node.next_functions],
                 hasattr(node, "saved_tensors"), node.needs_input_grad)
     check_same(fn)
+
+
+def _view_out_fn(lib, multi):
+    class V(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return (x[:2], x[2:].clone()) if multi else x.view(-1)
+
+        @staticmethod
+        def backward(ctx, *gs):
+            return lib.cat(gs) if multi else gs[0]
+    out = V.apply(lib.ones(4, requires_grad=True) * 1)
+    (out[0] if multi else out).mul_(2)
+
+
+@pytest.mark.parametrize("multi", [False, True])
+def test_inplace_on_custom_function_view_output_raises(multi):
+    check_error(lambda lib: _view_out_fn(lib, multi))

@@ -344,3 +344,14 @@ def test_inplace_chain_numerically():
         y.exp_()
         return y.view(2, 2).t().contiguous()
     numerical_grad_check(f, [np.array([0.1, -0.3, 0.2, 0.4])])
+
+
+def test_inference_tensor_flags_and_errors():
+    def made(lib):
+        with lib.inference_mode():
+            return lib.ones(2) * 2
+    check_same(lambda lib: (made(lib).is_inference(), lib.ones(1).is_inference(),
+                            made(lib).requires_grad, lib.ones(2)[0]._is_view()))
+    check_error(lambda lib: made(lib).requires_grad_())
+    check_error(lambda lib: made(lib).add_(1))
+    check_error(lambda lib: made(lib) * lib.ones(2, requires_grad=True))

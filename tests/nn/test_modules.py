@@ -338,3 +338,15 @@ def test_encoder_nested_tensor_warning(torch):
                                              "_tensor is False because encoder_layer.self_attn"
                                              ".batch_first was not True"):
             lib.nn.TransformerEncoder(layer, 2)
+
+
+def test_load_state_dict_fills_num_batches_tracked_and_repr(torch):
+    def run(lib):
+        m = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.BatchNorm1d(3))
+        d = dict(m.state_dict())
+        del d["1.num_batches_tracked"]
+        sd = m.state_dict()
+        del sd["1.num_batches_tracked"]
+        return [repr(m.load_state_dict(d)), repr(m.load_state_dict(sd, strict=False)),
+                repr(m.load_state_dict({}, strict=False))]
+    assert run(numtorch) == run(torch)

@@ -342,3 +342,9 @@ OPINFO_FIXES = [
                          ids=[c[0] for c in OPINFO_FIXES])
 def test_opinfo_fixes(fn, inputs):
     check_op(fn, *inputs)
+
+
+def test_div_grad_fn_name_and_no_tensor_rsub():
+    x = lambda lib: lib.ones(2, requires_grad=True)
+    check_same(lambda lib: (x(lib).div(x(lib), rounding_mode=None).grad_fn.name(),
+                            lib.div(x(lib), 2).grad_fn.name(), hasattr(x(lib), "rsub")))

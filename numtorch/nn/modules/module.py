@@ -46,10 +46,13 @@ def register_module_full_backward_pre_hook(hook):
     return handle
 
 
-_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+def _zero_long():
+    from ..._creation import tensor
+    from ... import _dtype as D
+    return tensor(0, dtype=D.int64)
 
 
-class _IncompatibleKeysRepr(_IncompatibleKeys):
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     __slots__ = ()
 
     def __repr__(self):
@@ -448,9 +451,13 @@ class Module:
         """Parameters and persistent buffers by dotted name (detached unless keep_vars)."""
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        metadata = getattr(destination, "_metadata", None)
         for name, mod in self.named_modules(prefix=prefix.rstrip("."),
                                             remove_duplicate=False):
             pre = name + "." if name else ""
+            if metadata is not None:
+                metadata[name] = {"version": mod._version}
             for k, p in mod._parameters.items():
                 if p is not None:
                     destination[pre + k] = p if keep_vars else p.detach()
@@ -463,8 +470,9 @@ class Module:
         """Copy tensors from ``state_dict`` into this module's parameters and buffers."""
         if not hasattr(state_dict, "keys"):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)  # the pre-hooks may rename keys in this copy
-        self._run_load_state_dict_pre_hooks(state_dict, strict)
+        self._run_load_state_dict_pre_hooks(state_dict, strict, metadata)
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
@@ -491,7 +499,7 @@ class Module:
         if errors:
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
                 self._get_name(), "\n\t".join(errors)))
-        return _IncompatibleKeysRepr(missing, unexpected)
+        return _IncompatibleKeys(missing, unexpected)
 
     def _register_load_state_dict_pre_hook(self, hook, with_module=False):
         """``hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
@@ -506,11 +514,20 @@ class Module:
         unexpected_keys, error_msgs)`` runs before ``load_state_dict`` reads this module."""
         return self._register_load_state_dict_pre_hook(hook, with_module=True)
 
-    def _run_load_state_dict_pre_hooks(self, state_dict, strict):
+    def _run_load_state_dict_pre_hooks(self, state_dict, strict, metadata=None):
         for name, mod in self.named_modules(remove_duplicate=False):
+            local = metadata.get(name, {}) if metadata is not None else {}
+            nbt = (name + "." if name else "") + "num_batches_tracked"
+            # BatchNorm before version 2 lacked num_batches_tracked: PyTorch fills it in
+            if (local.get("version") is None or local["version"] < 2) and \
+                    getattr(mod, "track_running_stats", False) and nbt not in state_dict:
+                from ...autograd.grad_mode import no_grad
+                with no_grad():
+                    state_dict[nbt] = (mod.num_batches_tracked if mod.num_batches_tracked
+                                       is not None else _zero_long())
             hooks = mod.__dict__.get("_load_state_dict_pre_hooks")
             for hook in list(hooks.values()) if hooks else ():
-                hook(state_dict, name + "." if name else "", {}, strict, [], [], [])
+                hook(state_dict, name + "." if name else "", local, strict, [], [], [])
 
     # ---- printing -----------------------------------------------------------------------
     def _get_name(self):
