@@ -184,7 +184,7 @@ class Unpickler:
             try:
                 if handler(self):
                     return self.stack.pop()
-            except (IndexError, KeyError) as e:
+            except (IndexError, KeyError, UnicodeDecodeError) as e:
                 # a stack or memo reference the pickle never set up
                 raise UnpicklingError(f"malformed pickle (opcode {bytes([code])!r}): "
                                       f"{type(e).__name__}: {e}") from None
