@@ -4,7 +4,7 @@ When ``v = base[...]`` is changed in place by a node ``fn``, gradients of ``base
 change. ``CopySlices`` takes the gradient of the new base, hands ``fn`` the part that the view
 covers, and writes ``fn``'s gradient for the view's old value back into that part.
 """
-from .graph import Node, _BACKWARD_SUFFIX
+from .graph import Node, _BACKWARD_SUFFIX, n_outputs as _n_out
 from .grad_mode import STATE
 
 __all__ = ["rebase_view", "replay_view", "refresh_view"]
@@ -49,11 +49,6 @@ class CopySlices(Node):
 
     def _release(self):
         self.fn._release()
-
-
-def _n_out(node):
-    meta = getattr(node, "_out_meta", None)
-    return len(meta) if meta is not None else node._n_outputs
 
 
 def rebase_view(view, fn, output_nr, input_nr):

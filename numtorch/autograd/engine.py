@@ -10,7 +10,8 @@ import itertools
 from .grad_mode import STATE
 from . import function as _function
 from .function import BackwardCFunction, _check_grads, _FREED
-from .graph import AccumulateGrad, GraphTask, _tasks, tensor_hook_result, node_hook_result
+from .graph import (AccumulateGrad, GraphTask, _tasks, node_hook_result,
+                    n_outputs as _n_out, tensor_hook_result)
 
 _function_backward = BackwardCFunction._backward
 
@@ -261,11 +262,6 @@ def _runs(node, needed, accumulate):
     if type(node) is AccumulateGrad:
         return accumulate
     return any(child in needed for child, _ in node.next_functions)
-
-
-def _n_out(node):
-    meta = node._out_meta
-    return len(meta) if meta is not None else node._n_outputs
 
 
 def _add(buffers, node, nr, g):

@@ -225,6 +225,18 @@ def _scalar_output(func, inputs, strict, name):
     return is_out_tuple, outputs
 
 
+def _first_derivative(func, inputs, v, create_graph, strict, name):
+    """The shared start of ``vhp``/``hvp``: checked inputs and ``v``, the scalar output and
+    its gradient (with a graph, to differentiate again). Runs under ``enable_grad``."""
+    is_in_tuple, inputs = _as_tuple(inputs, "inputs", name)
+    inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+    v = _prepare_v(v, inputs, is_in_tuple, create_graph, name, _V_NONE_INPUT)
+    is_out_tuple, outputs = _scalar_output(func, inputs, strict, name)
+    jac = _autograd_grad(outputs, inputs, create_graph=True)
+    _check_requires_grad(jac, "jacobian", strict)
+    return is_in_tuple, inputs, v, is_out_tuple, outputs, jac
+
+
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), v^T H)`` for scalar ``func``.
 
@@ -234,12 +246,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     (tensor(9.), tensor([ 6., 12.]))
     """
     with enable_grad():
-        is_in_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        v = _prepare_v(v, inputs, is_in_tuple, create_graph, "vhp", _V_NONE_INPUT)
-        is_out_tuple, outputs = _scalar_output(func, inputs, strict, "vhp")
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict)
+        is_in_tuple, inputs, v, is_out_tuple, outputs, jac = _first_derivative(
+            func, inputs, v, create_graph, strict, "vhp")
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
         res = _fill_in_zeros(res, inputs, strict, create_graph, "double_back")
@@ -256,12 +264,8 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     (tensor(9.), tensor([ 6., 12.]))
     """
     with enable_grad():
-        is_in_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        v = _prepare_v(v, inputs, is_in_tuple, create_graph, "hvp", _V_NONE_INPUT)
-        is_out_tuple, outputs = _scalar_output(func, inputs, strict, "hvp")
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict)
+        is_in_tuple, inputs, v, is_out_tuple, outputs, jac = _first_derivative(
+            func, inputs, v, create_graph, strict, "hvp")
         grad_jac = tuple(_creation.zeros_like(inp).requires_grad_() for inp in inputs)
         double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict)

@@ -112,6 +112,12 @@ def _cpu():
     return device("cpu")
 
 
+
+def n_outputs(node):
+    """How many gradient slots a node takes: its Function outputs, or its fixed count."""
+    meta = node._out_meta
+    return len(meta) if meta is not None else node._n_outputs
+
 class AccumulateGrad(Node):
     """The sink node of a leaf tensor: adds incoming gradients into ``variable.grad``."""
 
