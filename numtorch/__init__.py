@@ -17,6 +17,10 @@ import numpy as _np
 # NOTE: PyTorch computes 1/0, log(0), overflow ... silently (inf/nan); so does numtorch.
 _np.seterr(all="ignore")
 
+from ._allocator import tune_malloc as _tune_malloc  # noqa: E402
+
+_tune_malloc()
+
 __version__ = "2.13.0+numtorch"
 
 from ._dtype import (dtype, get_default_dtype, set_default_dtype, promote_types,  # noqa: E402
