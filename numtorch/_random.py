@@ -132,22 +132,31 @@ def _as_int64(v, name):
 
 # ---------------------------------------------------------------- exact floating point
 
-def _fma32(a, b, c):
+def _fma32(a, b, c, out=None):
     """Correctly rounded float32 fused multiply-add, as the AVX2 ``vfmadd`` computes it.
 
     The float32 product is exact in float64, so only the float64 sum rounds. Rounding that
     sum again to float32 is exact unless it landed precisely on a float32 midpoint; there
-    the sign of the sum's rounding error decides (found with Knuth's TwoSum).
+    the sign of the sum's rounding error decides (found with Knuth's TwoSum). ``out``, a
+    float32 array of the result's shape, receives the result (it may be ``c`` itself).
     """
-    p = np.asarray(a, _F64) * np.asarray(b, _F64)
-    c = np.asarray(c, _F64)
-    s = np.asarray(p + c)
-    tie = (s.view(np.int64) & 0x1FFFFFFF) == 0x10000000     # 29 dropped bits = 100...0
-    if tie.any():
-        p, c = np.broadcast_to(p, s.shape)[tie], np.broadcast_to(c, s.shape)[tie]
-        st, err = _two_sum(p, c)
+    s = np.asarray(np.multiply(np.asarray(a, _F64), np.asarray(b, _F64)))
+    if s.shape == np.shape(c):
+        np.add(s, c, out=s)
+    else:
+        s = np.asarray(s + np.asarray(c, _F64))
+    # NOTE: a float32 midpoint has its 29 dropped bits = 100...0: shifted to the top of an
+    # int64 that is exactly INT64_MIN, so one min() finds whether any sum is a tie
+    top = np.left_shift(s.view(np.int64), 35)
+    if s.size and top.min() == _I64_MIN:
+        tie = top == _I64_MIN
+        p = np.broadcast_to(np.multiply(np.asarray(a, _F64), np.asarray(b, _F64)), s.shape)
+        st, err = _two_sum(p[tie], np.broadcast_to(np.asarray(c, _F64), s.shape)[tie])
         s[tie] = np.where(err != 0, np.nextafter(st, np.where(err > 0, np.inf, -np.inf)), st)
-    return s.astype(_F32)
+    if out is None:
+        return s.astype(_F32)
+    np.copyto(out, s, casting="same_kind")
+    return out
 
 
 def _two_sum(a, b):

@@ -40,6 +40,18 @@ _INF_INPLACE_MSG = ("Inplace update to inference tensor outside InferenceMode is
                     "See https://github.com/pytorch/rfcs/pull/17 for more details.")
 
 
+def _grad_copy(g, var):
+    """A leaf's first gradient: a copy of ``g`` laid out like the leaf (PyTorch's layout
+    contract: ``.grad`` of a contiguous parameter is contiguous, however it was computed)."""
+    if var.flags.c_contiguous:
+        return np.array(g, order="C")
+    if var.flags.f_contiguous:
+        return np.array(g, order="F")
+    out = np.empty_like(var)
+    np.copyto(out, g)
+    return out
+
+
 class Tensor:
     """A multi-dimensional array with autograd, following ``torch.Tensor``."""
 
@@ -387,7 +399,7 @@ class Tensor:
                 from .ops.inplace import Copy
                 self._grad = Copy.apply(Tensor._make(np.empty_like(self._data), None, False), g)
             else:
-                self._grad = Tensor._make(np.array(g._data), None, False)
+                self._grad = Tensor._make(_grad_copy(g._data, self._data), None, False)
         elif create_graph:
             self._grad = old + g
         else:

@@ -42,6 +42,24 @@ def _cj(t):
     return t
 
 
+def _col_major(t):
+    """Whether a matrix operand is stored transposed (a ``weight.t()`` view)."""
+    f = t._data.flags
+    return t._data.ndim == 2 and f.f_contiguous and not f.c_contiguous
+
+
+def _mm_grads(g, a, b, na, nb):
+    """``(g @ b^H, a^H @ g)``, each laid out like its operand, as PyTorch's mm backward:
+    the gradient of a transposed operand is computed transposed, so that ``weight.t()``'s
+    backward hands ``weight`` a C-contiguous gradient (no strided updates in optimizers)."""
+    ga = gb = None
+    if na:
+        ga = _mH(b.matmul(_mH(g))) if _col_major(a) else g.matmul(_mH(b))
+    if nb:
+        gb = _mH(_mH(g).matmul(a)) if _col_major(b) else _mH(a).matmul(g)
+    return ga, gb
+
+
 def _dims(shape):
     return "x".join(map(str, shape))
 
@@ -59,6 +77,8 @@ class Mm(BuiltinFunction):
     def backward(ctx, g):
         a, b = ctx.saved_tensors
         na, nb = ctx.needs_input_grad[:2]
+        if g._data.ndim == 2:
+            return _mm_grads(g, a, b, na, nb)
         return (g.matmul(_mH(b)) if na else None), (_mH(a).matmul(g) if nb else None)
 
 
@@ -336,8 +356,10 @@ class Addmm(BuiltinFunction):
         a, b = ctx.saved_tensors
         nc, na, nb = ctx.needs_input_grad[:3]
         gc = (g if ctx.beta == 1 else g * _cj(ctx.beta)) if nc else None
-        ga = g.matmul(_mH(b)) * _cj(ctx.alpha) if na else None
-        gb = _mH(a).matmul(g) * _cj(ctx.alpha) if nb else None
+        ga, gb = _mm_grads(g, a, b, na, nb)
+        if ctx.alpha != 1:
+            ga = ga * _cj(ctx.alpha) if na else None
+            gb = gb * _cj(ctx.alpha) if nb else None
         return gc, ga, gb, None, None
 
 

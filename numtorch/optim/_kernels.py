@@ -16,14 +16,16 @@ import numpy as np
 from .. import _random as R
 
 
-def fma(a, b, c):
-    """a * b + c rounded once (float32/float64), else plainly."""
+def fma(a, b, c, out=None):
+    """a * b + c rounded once (float32/float64), else plainly; into ``out`` when given."""
     dt = np.result_type(a, c)
     if dt == np.float32:
-        return R._fma32(a, b, c)
-    if dt == np.float64:
-        return R._fma64(a, b, c)
-    return a * b + c
+        return R._fma32(a, b, c, out=out)
+    res = R._fma64(a, b, c) if dt == np.float64 else a * b + c
+    if out is None:
+        return res
+    out[...] = res
+    return out
 
 
 def _s(x, v):
@@ -35,7 +37,7 @@ def add_(x, other, alpha=1):
     if alpha == 1:
         np.add(x, other, out=x)
     else:
-        x[...] = fma(other, _s(x, alpha), x)
+        fma(other, _s(x, alpha), x, out=x)
     return x
 
 
@@ -53,15 +55,15 @@ def lerp_(x, end, weight):
     w = _s(x, weight)
     diff = end - x
     if abs(float(w)) < 0.5:
-        x[...] = fma(w, diff, x)
+        fma(w, diff, x, out=x)
     else:
-        x[...] = fma(w - _s(x, 1), diff, end)
+        fma(w - _s(x, 1), diff, end, out=x)
     return x
 
 
 def addcmul_(x, t1, t2, value=1):
     """x += value * t1 * t2 (PyTorch's kernel fuses the last multiply with the add)."""
-    x[...] = fma(_s(x, value) * t1, t2, x)
+    fma(_s(x, value) * t1, t2, x, out=x)
     return x
 
 

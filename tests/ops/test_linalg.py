@@ -148,3 +148,33 @@ OPINFO_FIXES = [
                          ids=[c[0] for c in OPINFO_FIXES])
 def test_opinfo_fixes(fn, inputs):
     check_op(fn, *inputs)
+
+
+@pytest.mark.parametrize("case", ["linear", "mm_transposed_a", "addmm_alpha", "complex"])
+def test_mm_gradient_layout_follows_the_operand(case, torch):
+    # PyTorch computes a transposed operand's gradient transposed: weight.t()'s backward then
+    # gives the weight a C-contiguous gradient (strides, values and the optimizer's speed)
+    rng = np.random.default_rng(0)
+
+    def run(lib):
+        dt = lib.complex128 if case == "complex" else lib.float64
+        w = lib.tensor(rng.standard_normal((3, 5)), dtype=dt, requires_grad=True)
+        x = lib.tensor(rng.standard_normal((4, 5)), dtype=dt, requires_grad=True)
+        b = lib.tensor(rng.standard_normal(3), dtype=dt, requires_grad=True)
+        if case == "mm_transposed_a":
+            out = lib.mm(x.t().contiguous().t(), w.t())   # both operands stored transposed
+
+        elif case == "addmm_alpha":
+            out = lib.addmm(b, x, w.t(), alpha=2.5)
+        else:
+            out = lib.nn.functional.linear(x, w, b)
+        out.abs().sum().backward()
+        return [(t.grad.stride(), t.grad.detach().numpy()) for t in (w, x)]
+
+    rng = np.random.default_rng(0)
+    ours = run(numtorch)
+    rng = np.random.default_rng(0)
+    theirs = run(torch)
+    for (s1, g1), (s2, g2) in zip(ours, theirs):
+        assert s1 == s2
+        np.testing.assert_allclose(g1, g2, rtol=1e-12)
