@@ -140,7 +140,7 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
     node = heappop(heap)[1] if heap else None
     g = None  # the carried gradient of ``node`` (then it has one output and no buffer)
     while node is not None:
-        if g is None or captures or node._tensor_hooks or node._retain or node._pre_hooks:
+        if g is None or captures or node._x is not None:
             grads = pop(node, None) if g is None else [g]
             if grads is None:
                 grads = [None] * _n_out(node)
@@ -150,18 +150,17 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
                     node = heappop(heap)[1] if heap else None
                     g = None
                     continue
-            elif node._tensor_hooks or node._retain or node._pre_hooks or \
-                    type(node) is AccumulateGrad:
+            elif node._x is not None or type(node) is AccumulateGrad:
                 grads = _pre_hooks(node, grads)
             g = grads[0] if len(grads) == 1 else None
         else:
             grads = None
-        if g is not None and type(node)._backward is fb and node.metadata_ is None and \
+        if g is not None and node._x is None and type(node)._backward is fb and \
                 not node._forward_cls.boxed_grads_call:
             # NOTE: BackwardCFunction._backward and _release inlined for one output with a
-            # gradient (nothing to materialise): the common case. A node with metadata may
-            # carry an instance-level _backward (anomaly mode wraps it so), which must run
-            # instead. _check_grads's first check is inlined too.
+            # gradient (nothing to materialise) and no hooks or metadata: the common case. A
+            # node with metadata may carry an instance-level _backward (anomaly mode wraps it
+            # so), which must run instead. _check_grads's first check is inlined too.
             outs = node._forward_cls._backward_fn(node, g)
             if type(outs) is Tensor:
                 meta = node._in_meta
@@ -182,8 +181,6 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
                     outs = check(node, outs)
             else:
                 outs = check(node, outs)
-            if node._post_hooks:
-                outs = _post_hooks(node, outs, grads if grads is not None else [g])
             if not retain_graph and node._saved:
                 node._saved = freed
             nf = node.next_functions

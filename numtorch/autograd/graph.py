@@ -30,12 +30,42 @@ __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
 _sequence = itertools.count()
 
 
+class _NodeExtras:
+    """A node's rarely used state, created the first time any of it is set: hooks, retained
+    gradients' tensors and metadata. Most nodes never have any, and the engine then needs
+    one check (``node._x is None``) instead of five."""
+
+    __slots__ = ("pre_hooks", "post_hooks", "tensor_hooks", "retain", "metadata")
+
+    def __init__(self):
+        self.pre_hooks = self.post_hooks = self.tensor_hooks = self.retain = None
+        self.metadata = None
+
+
+def _extra_field(name):
+    """A Node property for one field of its _NodeExtras (None while there is none)."""
+    def get(self):
+        x = self._x
+        return None if x is None else getattr(x, name)
+
+    def set(self, value):
+        x = self._x
+        if x is None:
+            x = self._x = _NodeExtras()
+        setattr(x, name, value)
+    return property(get, set)
+
+
 class Node:
     """A backward step. Subclasses implement ``_backward(grads) -> tuple of input grads``."""
 
-    __slots__ = ("next_functions", "_seq", "_pre_hooks", "_post_hooks", "_tensor_hooks",
-                 "_retain", "metadata_", "__weakref__")
+    __slots__ = ("next_functions", "_seq", "_x", "__weakref__")
     _out_meta = None  # a BackwardCFunction's per-output (shape, dtype); others: _n_outputs
+    _pre_hooks = _extra_field("pre_hooks")
+    _post_hooks = _extra_field("post_hooks")
+    _tensor_hooks = _extra_field("tensor_hooks")
+    _retain = _extra_field("retain")
+    metadata_ = _extra_field("metadata")
 
     def name(self):
         return type(self).__name__
@@ -86,9 +116,7 @@ class Node:
     def _init_node(self, next_functions):
         self.next_functions = next_functions
         self._seq = next(_sequence)
-        self._pre_hooks = self._post_hooks = self._tensor_hooks = None
-        self._retain = None
-        self.metadata_ = None
+        self._x = None
 
     def _release(self):
         """Free saved state after a backward pass without ``retain_graph``."""
