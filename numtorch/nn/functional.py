@@ -1508,14 +1508,13 @@ class _Im2Col(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, x, geom):
-        from ..ops.conv import pad_array, windows
+        from ..ops.conv import im2col
         ctx.geom = geom
         L = geom.out_size()
-        win = windows(pad_array(x, geom.pad), L, geom.kernel, geom.stride, geom.dilation)
-        nsp = len(L)
-        n, c = x.shape[:2]
-        order = (0, 1) + tuple(range(2 + nsp, 2 + 2 * nsp)) + tuple(range(2, 2 + nsp))
-        return np.ascontiguousarray(win.transpose(order)).reshape(n, -1, int(np.prod(L)))
+        cols = im2col(x, geom, L)
+        if not cols.flags.writeable:  # a 1x1 kernel's windows are x itself (a read-only view)
+            cols = cols.copy()
+        return cols.reshape(x.shape[0], -1, int(np.prod(L)))
 
     @staticmethod
     def backward(ctx, g):
@@ -1531,12 +1530,9 @@ class _Col2Im(BuiltinFunction):
         from ..ops.conv import col2im
         ctx.geom = geom
         L = geom.out_size()
-        nsp = len(L)
         n = cols.shape[0]
         c = cols.shape[1] // int(np.prod(geom.kernel))
-        blocks = cols.reshape((n, c) + geom.kernel + L)
-        order = (0, 1) + tuple(range(2 + nsp, 2 + 2 * nsp)) + tuple(range(2, 2 + nsp))
-        return np.ascontiguousarray(col2im(blocks.transpose(order), geom))
+        return col2im(cols.reshape((n, c) + geom.kernel + L), geom)
 
     @staticmethod
     def backward(ctx, g):
@@ -1629,8 +1625,9 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
     _check_pool_dims(input, nsp, f"max_pool{nsp}d")
     geom, _ = _pool_geom(input, kernel_size, stride, padding, dilation, ceil_mode, nsp, "")
     cls = P.named(P.MaxPool, f"MaxPool{nsp}DWithIndicesBackward0")
-    out, idx = cls.apply(input, geom)
-    return (out, idx) if return_indices else out
+    # NOTE: without indices the op returns the values alone and skips the flat-index
+    # arithmetic (its backward needs only each window's kernel offset)
+    return cls.apply(input, geom, bool(return_indices))
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -1643,10 +1640,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     _check_pool_dims(input, 1, "max_pool1d")
     one = lambda v: (1,) + _single(v)
     st = None if stride is None or stride == [] else one(stride)
-    out, idx = _max_pool(input.unsqueeze(-2), one(kernel_size), st, (0,) + _single(padding),
-                         one(dilation), ceil_mode, True, 2)
-    out = out.squeeze(-2)
-    return (out, idx.squeeze(-2)) if return_indices else out
+    res = _max_pool(input.unsqueeze(-2), one(kernel_size), st, (0,) + _single(padding),
+                    one(dilation), ceil_mode, return_indices, 2)
+    if return_indices:
+        return res[0].squeeze(-2), res[1].squeeze(-2)
+    return res.squeeze(-2)
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,

@@ -1,7 +1,8 @@
 """N-d convolution and transposed convolution (any stride, padding, dilation, groups).
 
-The forward builds a strided window view of the padded input (no copy, no loop over pixels)
-and contracts it with the weight in one batched matmul per call. Three ops close the set
+The forward copies a strided window view of the padded input into (N, C, *K, *L) columns
+(``im2col``; no loop over pixels) and contracts them with the weight in one batched matmul
+whose product is already in (N, O, *L) order. Three ops close the set
 under differentiation, so convolutions differentiate to any order:
 
 - ``Convolution(x, w, b)``: the convolution; dx = ConvTranspose(g, w), dw = ConvWeight(x, g).
@@ -55,8 +56,14 @@ def pad_array(x, pad, value=0):
     """Pad the spatial (trailing) dims of ``x`` by ``pad`` = ((lo, hi), ...)."""
     if not any(lo or hi for lo, hi in pad):
         return x
-    widths = ((0, 0),) * (x.ndim - len(pad)) + tuple(pad)
-    return np.pad(x, widths, constant_values=value)
+    nsp = len(pad)
+    lead = x.shape[:x.ndim - nsp]
+    # NOTE: a filled buffer and one slice assignment: np.pad costs several times more
+    out = np.full(lead + tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[x.ndim - nsp:], pad)),
+                  value, x.dtype)
+    out[(Ellipsis,) + tuple(slice(lo, lo + s) for s, (lo, _) in
+                            zip(x.shape[x.ndim - nsp:], pad))] = x
+    return out
 
 
 def windows(xp, out_size, kernel, stride, dilation):
@@ -70,32 +77,47 @@ def windows(xp, out_size, kernel, stride, dilation):
     return as_strided(xp, shape, strides, writeable=False)
 
 
+def im2col(x, geom, L, batch_inner=False):
+    """The windows of ``x`` (N, C, *S) as a C-contiguous (N, C, *K, *L) copy, or with
+    ``batch_inner`` (C, *K, N, *L).
+
+    Kernel offsets before output positions: reshaped to (N, G, Cg * prod(K), prod(L)), each
+    (n, g) pane is one matmul operand with no further copy, and the product comes out in
+    (N, O, *L) order. ``batch_inner`` makes (G, Cg * prod(K), N * prod(L)) instead: one gemm
+    per group, for small L.
+    """
+    nsp = len(L)
+    win = windows(pad_array(x, geom.pad), L, geom.kernel, geom.stride, geom.dilation)
+    k_axes, l_axes = tuple(range(2 + nsp, 2 + 2 * nsp)), tuple(range(2, 2 + nsp))
+    order = (1,) + k_axes + (0,) + l_axes if batch_inner else (0, 1) + k_axes + l_axes
+    return np.ascontiguousarray(win.transpose(order))
+
+
+# NOTE: below this many output positions a per-sample product (Og, Cg*K) @ (Cg*K, L) is a
+# thin matmul that re-reads the weight for every sample; one gemm over N * L is then faster
+# even with the transposed copies it needs (about 2x at L = 4, even at L = 16-32).
+_PER_SAMPLE_MIN_L = 32
+
+
 def col2im(cols, geom):
-    """Adjoint of ``windows``: add cols (N, C, *L, *K) into a padded input, then crop."""
+    """Adjoint of ``im2col``: add cols (*lead, *K, *L) into a padded input, then crop."""
     nsp = len(geom.kernel)
     lead = cols.shape[:-2 * nsp]
-    L = cols.shape[-2 * nsp:-nsp]
+    L = cols.shape[cols.ndim - nsp:]
     out = np.zeros(lead + geom.padded_size(), cols.dtype)
+    at = (slice(None),) * len(lead)
     for k in itertools.product(*(range(n) for n in geom.kernel)):
         target = tuple(slice(ki * d, ki * d + (li - 1) * s + 1, s) for ki, d, li, s in
                        zip(k, geom.dilation, L, geom.stride))
-        out[(Ellipsis,) + target] += cols[(Ellipsis,) + k]
+        out[at + target] += cols[at + k]
+    if not any(lo or hi for lo, hi in geom.pad):
+        return out
     crop = tuple(slice(lo, lo + s) for (lo, _), s in zip(geom.pad, geom.in_size))
-    return out[(Ellipsis,) + crop]
+    return np.ascontiguousarray(out[(Ellipsis,) + crop])
 
 
-def _grouped_windows(x, geom):
-    """Windows as a (G, N * prod(L), Cg * prod(K)) matrix (a copy) and L."""
-    n, c = x.shape[:2]
-    g = geom.groups
-    L = geom.out_size()
-    win = windows(pad_array(x, geom.pad), L, geom.kernel, geom.stride, geom.dilation)
-    nsp = len(L)
-    win = win.reshape((n, g, c // g) + L + geom.kernel)
-    # (G, N, *L, Cg, *K)
-    order = (1, 0) + tuple(range(3, 3 + nsp)) + (2,) + tuple(range(3 + nsp, 3 + 2 * nsp))
-    mat = win.transpose(order).reshape(g, n * int(np.prod(L, dtype=np.int64)), -1)
-    return mat, L
+def _prod(shape):
+    return int(np.prod(shape, dtype=np.int64))
 
 
 def conv_forward(x, w, geom):
@@ -103,40 +125,52 @@ def conv_forward(x, w, geom):
     n = x.shape[0]
     g = geom.groups
     o = w.shape[0]
-    mat, L = _grouped_windows(x, geom)
-    wm = w.reshape(g, o // g, -1).transpose(0, 2, 1)
-    out = np.matmul(mat, wm)                           # (G, N*L, Og)
-    out = out.reshape((g, n) + L + (o // g,))
-    nsp = len(L)
-    order = (1, 0, 2 + nsp) + tuple(range(2, 2 + nsp))
-    return np.ascontiguousarray(out.transpose(order).reshape((n, o) + L))
+    L = geom.out_size()
+    nl, ck = _prod(L), _prod(w.shape[1:])  # no -1 in reshapes: N may be 0
+    wm = w.reshape(g, o // g, ck)                                     # (G, Og, Cg*K)
+    if nl >= _PER_SAMPLE_MIN_L:
+        cols = im2col(x, geom, L).reshape(n, g, ck, nl)
+        return np.matmul(wm, cols).reshape((n, o) + L)               # (N, G, Og, L)
+    cols = im2col(x, geom, L, batch_inner=True).reshape(g, ck, n * nl)
+    out = np.matmul(wm, cols).reshape(o, n, nl)                      # (G, Og, N*L)
+    return np.ascontiguousarray(out.transpose(1, 0, 2)).reshape((n, o) + L)
 
 
 def conv_transpose_forward(y, w, geom):
     """The adjoint of ``conv_forward`` in x: y (N, O, *L) -> x-shaped (N, C, *S)."""
     n, o = y.shape[:2]
     g = geom.groups
-    cg = w.shape[1]
-    L = y.shape[2:]
+    c = g * w.shape[1]
+    L = tuple(y.shape[2:])
+    nl = _prod(L)
+    wm = w.reshape(g, o // g, _prod(w.shape[1:])).transpose(0, 2, 1)  # (G, Cg*K, Og)
+    ym = y.reshape(n, g, o // g, nl)
+    if nl >= _PER_SAMPLE_MIN_L:
+        cols = np.matmul(wm, ym)                                       # (N, G, Cg*K, L)
+        return col2im(cols.reshape((n, c) + geom.kernel + L), geom)
+    ym = np.ascontiguousarray(ym.transpose(1, 2, 0, 3)).reshape(g, o // g, n * nl)
+    cols = np.matmul(wm, ym).reshape((c,) + geom.kernel + (n,) + L)   # (G, Cg*K, N*L)
     nsp = len(L)
-    ym = np.moveaxis(y.reshape((n, g, o // g) + L), 2, -1)          # (N, G, *L, Og)
-    ym = np.moveaxis(ym, 1, 0).reshape(g, -1, o // g)                 # (G, N*L, Og)
-    wm = w.reshape(g, o // g, -1)                                     # (G, Og, Cg*K)
-    cols = np.matmul(ym, wm).reshape((g, n) + L + (cg,) + geom.kernel)
-    order = (1, 0, 2 + nsp) + tuple(range(2, 2 + nsp)) + tuple(range(3 + nsp, 3 + 2 * nsp))
-    cols = cols.transpose(order).reshape((n, g * cg) + L + geom.kernel)
-    return np.ascontiguousarray(col2im(cols, geom))
+    order = (1 + nsp, 0) + tuple(range(1, 1 + nsp)) + tuple(range(2 + nsp, 2 + 2 * nsp))
+    return col2im(cols.transpose(order), geom)
 
 
 def conv_weight_forward(x, gy, geom, wshape):
     """dw (O, Cg, *K) = sum over (N, L) of gy * windows(x), per group."""
     g = geom.groups
     n, o = gy.shape[:2]
-    mat, L = _grouped_windows(x, geom)                                 # (G, N*L, Cg*K)
-    # NOTE: a C-contiguous (G, Og, N*L) operand keeps np.matmul on its BLAS path
-    ym = gy.reshape(n, g, o // g, -1).transpose(1, 2, 0, 3)
-    ym = np.ascontiguousarray(ym).reshape(g, o // g, -1)
-    return np.matmul(ym, mat).reshape(wshape)
+    L = geom.out_size()
+    nl, ck = _prod(L), _prod(wshape[1:])
+    ym = gy.reshape(n, g, o // g, nl)
+    if o // g <= nl and nl >= _PER_SAMPLE_MIN_L:
+        # NOTE: per-sample products (N, G, Og, Cg*K) summed over N: no transposed copies, and
+        # the temporary is no larger than the columns because Og <= L
+        cols = im2col(x, geom, L).reshape(n, g, ck, nl)                # (N, G, Cg*K, L)
+        return np.matmul(ym, cols.transpose(0, 1, 3, 2)).sum(0).reshape(wshape)
+    # one gemm over N*L per group
+    cols = im2col(x, geom, L, batch_inner=True).reshape(g, ck, n * nl)  # (G, Cg*K, N*L)
+    ym = np.ascontiguousarray(ym.transpose(1, 2, 0, 3)).reshape(g, o // g, n * nl)
+    return np.matmul(ym, cols.transpose(0, 2, 1)).reshape(wshape)
 
 
 def _bias_grad(g):
@@ -147,7 +181,11 @@ def _bias_grad(g):
 def _add_bias(out, b):
     if b is None:
         return out
-    return out + b.reshape((1, -1) + (1,) * (out.ndim - 2))
+    b = b.reshape((1, -1) + (1,) * (out.ndim - 2))
+    if b.dtype != out.dtype:
+        return out + b
+    out += b  # out is a fresh array of the conv's own
+    return out
 
 
 class Convolution(BuiltinFunction):

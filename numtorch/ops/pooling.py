@@ -1,9 +1,11 @@
 """Pooling, padding and resampling ops (any number of spatial dims).
 
-Max pooling takes the argmax of a strided window view; its backward scatters the gradient to
-the argmax positions with ``scatter_add`` (whose own backward is ``gather``). Average pooling
-and the index-based paddings have linear adjoints written as ops too, and resampling applies
-one small matrix per spatial dim, so all of these differentiate twice.
+Max pooling scans the kernel offsets, one strided slice of the padded input per offset, and
+keeps each window's running max and offset; its backward scatters the gradient to those
+offsets (``MaxPoolScatter``, whose own backward is the gather ``MaxPoolGather``). Adaptive and
+fractional max pooling scatter to flat indices with ``scatter_add``. Average pooling and the
+index-based paddings have linear adjoints written as ops too, and resampling applies one small
+matrix per spatial dim, so all of these differentiate twice.
 
 >>> import numtorch as torch
 >>> from numtorch.ops.pooling import MaxPool, PoolGeom
@@ -11,6 +13,8 @@ one small matrix per spatial dim, so all of these differentiate twice.
 >>> MaxPool.apply(x, PoolGeom((2, 2), (2, 2), (2, 2), ((0, 0), (0, 0)), (1, 1)))[0]
 tensor([[[[4.]]]])
 """
+import itertools
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -37,30 +41,81 @@ def _min_value(dtype):
 
 
 class MaxPool(BuiltinFunction):
-    """out = max over each window, indices = flat spatial argmax;  dx = g scattered there."""
+    """out = max over each window (and, with ``with_indices``, the flat spatial argmax);
+    dx = g scattered to each window's argmax (``MaxPoolScatter``)."""
     _backward_name = "MaxPool2DWithIndicesBackward0"
 
     @staticmethod
-    def forward(ctx, x, geom):
+    def forward(ctx, x, geom, with_indices=True):
         L = geom.out_size()
         xp = pad_array(x, geom.pad, _min_value(x.dtype))
-        win = windows(xp, L, geom.kernel, geom.stride, geom.dilation)
-        flat = win.reshape(win.shape[:x.ndim] + (-1,))
-        arg = np.argmax(flat, axis=-1)
-        out = np.take_along_axis(flat, arg[..., None], -1)[..., 0]
-        ctx.shape, ctx.nsp = x.shape, len(L)
-        idx = _flat_index(arg, L, geom)
-        ctx.save_for_backward(idx)
-        return np.ascontiguousarray(out), idx
+        slices = _offset_slices(geom, L, x.ndim)
+        if not (with_indices or ctx.needs_input_grad[0]):
+            return _window_max(xp, slices)
+        out, arg = _window_argmax(xp, slices, _first_valid(geom, L))
+        ctx.save_for_backward(arg)
+        ctx.geom, ctx.shape = geom, x.shape
+        return (out, _flat_index(arg, L, geom)) if with_indices else out
 
     @staticmethod
     def backward(ctx, g, _gidx=None):
-        (idx,) = ctx.saved_tensors
-        return scatter_back(g, idx, ctx.shape, ctx.nsp), None
+        arg = ctx.saved_tensors[0]._data
+        nsp = len(ctx.geom.kernel)
+        cls = named(MaxPoolScatter, f"MaxPool{nsp}DWithIndicesBackwardBackward0")
+        return cls.apply(g, arg, ctx.geom, ctx.shape), None, None
+
+
+def _offset_slices(geom, L, ndim):
+    """Per kernel offset (row-major, as PyTorch scans a window), the strided slice of the
+    padded input that this offset reads for every output position."""
+    lead = (slice(None),) * (ndim - len(L))
+    return [lead + tuple(slice(k * d, k * d + (n - 1) * s + 1, s) for k, d, n, s in
+                         zip(ks, geom.dilation, L, geom.stride))
+            for ks in itertools.product(*(range(k) for k in geom.kernel))]
+
+
+def _window_max(xp, slices):
+    """The max of each window (NaN if the window holds one) without its position."""
+    out = xp[slices[0]].copy()
+    for sl in slices[1:]:
+        np.maximum(out, xp[sl], out=out)
+    return out
+
+
+def _window_argmax(xp, slices, first):
+    """Max of each window and its kernel offset number, chosen as PyTorch does: the first
+    largest valid value, or the last NaN in a window that holds one.
+
+    Args:
+        xp: the input padded with the dtype's minimum (never a strict maximum, so never
+            chosen over a real value).
+        slices: ``_offset_slices``.
+        first: offset number of each window's first in-bounds element (where the scan
+            starts, so that a window of ``-inf`` values points inside the input), or 0.
+    """
+    # NOTE: one pass per kernel offset over output-sized arrays, instead of a copy of all
+    # windows and an argmax along a short axis (slow in NumPy). Masked writes (np.where,
+    # copyto's where=) are several times slower than arithmetic, so the offset is updated as
+    # max(arg, taken * j): j exceeds every offset taken before, and a real value is never
+    # taken before its window's first valid offset.
+    out = xp[slices[0]].copy()
+    dt = _offset_dtype(len(slices))
+    arg = np.empty(out.shape, dt)
+    arg[...] = first
+    for j, sl in enumerate(slices[1:], 1):
+        s = xp[sl]
+        taken = np.greater(s, out).view(np.int8)
+        np.maximum(arg, taken * dt(j), out=arg)
+        np.maximum(out, s, out=out)  # NaN propagates; its position is fixed below
+    if out.dtype.kind == "f" and np.isnan(out).any():
+        for j, sl in enumerate(slices):
+            np.copyto(arg, j, where=np.isnan(xp[sl]))
+    return out, arg
 
 
 def _flat_index(arg, L, geom):
-    """Window-local argmax -> flat index into the unpadded input's spatial dims."""
+    """Window-local argmax (offset number) -> flat index into the unpadded input's spatial
+    dims."""
     ks = np.unravel_index(arg, geom.kernel)
     flat = np.zeros(arg.shape, np.int64)
     nsp = len(L)
@@ -71,6 +126,94 @@ def _flat_index(arg, L, geom):
         pos = start + ks[i] * geom.dilation[i]
         flat = flat * geom.in_size[i] + pos
     return flat
+
+
+def _offset_dtype(n):
+    return np.int8 if n <= 127 else np.int16 if n <= 32767 else np.int32
+
+
+def _first_valid(geom, L):
+    """Offset number of each window's first in-bounds element: (*L) ints, or 0 unpadded."""
+    if not any(lo for lo, _ in geom.pad):
+        return 0
+    first = np.zeros((), np.int64)
+    for i, n in enumerate(L):
+        lo, s, d = geom.pad[i][0], geom.stride[i], geom.dilation[i]
+        # smallest k with n*s - lo + k*d >= 0
+        k = np.maximum(-((np.arange(n) * s - lo) // d), 0)
+        first = np.add.outer(first * geom.kernel[i], k)
+    return first
+
+
+class MaxPoolScatter(BuiltinFunction):
+    """out = zeros of the input's shape with g added at each window's argmax (``arg``, the
+    kernel offset number);  dg = MaxPoolGather(gg): both linear, so this differentiates to
+    any order."""
+    _backward_name = "MaxPool2DWithIndicesBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, arg, geom, shape):
+        ctx.save_for_backward(arg)
+        ctx.geom = geom
+        nsp = len(geom.kernel)
+        lead = tuple(shape[:len(shape) - nsp])
+        out = np.zeros(lead + geom.padded_size(), g.dtype)
+        slices = _offset_slices(geom, g.shape[g.ndim - nsp:], len(shape))
+        disjoint = all(s >= d * (k - 1) + 1 for s, d, k in
+                       zip(geom.stride, geom.dilation, geom.kernel))
+        # NOTE: g * hit is faster than a masked write but turns an inf or NaN in g into NaN
+        # where hit is False; such g takes np.where
+        finite = g.dtype.kind != "f" or np.isfinite(g).all()
+        for j, sl in enumerate(slices):
+            hit = arg == j
+            if not finite:
+                out[sl] += np.where(hit, g, 0)
+            elif disjoint:  # no two windows share an element: write in place
+                np.multiply(g, hit, out=out[sl])
+            else:
+                out[sl] += g * hit
+        return _crop(out, geom)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return MaxPoolGather.apply(gg, ctx.saved_tensors[0]._data, ctx.geom), None, None, None
+
+
+class MaxPoolGather(BuiltinFunction):
+    """out = gg read at each window's argmax;  dgg = MaxPoolScatter(g)."""
+    _backward_name = "MaxPoolGatherBackward0"
+
+    @staticmethod
+    def forward(ctx, gg, arg, geom):
+        ctx.save_for_backward(arg)
+        ctx.geom, ctx.shape = geom, gg.shape
+        nsp = len(geom.kernel)
+        ggp = pad_array(gg, geom.pad)
+        out = np.zeros(arg.shape, gg.dtype)
+        finite = gg.dtype.kind != "f" or np.isfinite(gg).all()
+        for j, sl in enumerate(_offset_slices(geom, arg.shape[arg.ndim - nsp:], gg.ndim)):
+            hit = arg == j
+            out += ggp[sl] * hit if finite else np.where(hit, ggp[sl], 0)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        return MaxPoolScatter.apply(g, ctx.saved_tensors[0]._data, ctx.geom, ctx.shape), None, \
+            None
+
+
+def _crop(xp, geom):
+    """The unpadded part of a padded array (a contiguous copy, or ``xp`` itself)."""
+    if not any(lo or hi for lo, hi in geom.pad):
+        return xp
+    crop = tuple(slice(lo, lo + s) for (lo, _), s in zip(geom.pad, geom.in_size))
+    return np.ascontiguousarray(xp[(Ellipsis,) + crop])
+
+
+def _indices_backward(ctx, g):
+    """dx of a pooling op that saved flat spatial indices (adaptive, fractional max)."""
+    (idx,) = ctx.saved_tensors
+    return scatter_back(g, idx, ctx.shape, ctx.nsp)
 
 
 def scatter_back(g, idx, shape, nsp):
@@ -150,8 +293,9 @@ class WindowScatter(BuiltinFunction):
     def forward(ctx, g, geom):
         ctx.geom = geom
         nsp = len(geom.kernel)
-        cols = np.broadcast_to(g.reshape(g.shape + (1,) * nsp), g.shape + geom.kernel)
-        return np.ascontiguousarray(col2im(cols, geom))
+        lead, L = g.shape[:g.ndim - nsp], g.shape[g.ndim - nsp:]
+        cols = np.broadcast_to(g.reshape(lead + (1,) * nsp + L), lead + geom.kernel + L)
+        return col2im(cols, geom)
 
     @staticmethod
     def backward(ctx, gg):
@@ -239,7 +383,9 @@ class AdaptiveMaxPool(BuiltinFunction):
         ctx.save_for_backward(idx)
         return out, idx
 
-    backward = MaxPool.backward
+    @staticmethod
+    def backward(ctx, g, _gidx=None):
+        return _indices_backward(ctx, g), None
 
 
 def _padded_indices(n, lo, hi, mode):
@@ -519,7 +665,9 @@ class FractionalMaxPool(BuiltinFunction):
         ctx.save_for_backward(idx)
         return out.reshape(idx.shape), idx
 
-    backward = MaxPool.backward
+    @staticmethod
+    def backward(ctx, g, _gidx=None):
+        return _indices_backward(ctx, g), None, None, None
 
 
 def _nan_last_argmax(planes, rows):
