@@ -349,7 +349,11 @@ class Addmm(BuiltinFunction):
         prod = np.matmul(a, b)
         if alpha != 1:
             prod = prod * alpha
-        return prod + (c if beta == 1 else c * beta)
+        c = c if beta == 1 else c * beta
+        if c.dtype == prod.dtype and c.ndim <= prod.ndim and prod.ndim == 2 and \
+                all(n in (1, m) for n, m in zip(c.shape[::-1], prod.shape[::-1])):
+            return np.add(prod, c, out=prod)  # prod is ours: no second output array
+        return prod + c
 
     @staticmethod
     def backward(ctx, g):
