@@ -643,14 +643,23 @@ class RoundDecimals(BuiltinFunction):
 Frac = _unary("Frac", lambda x: x - np.trunc(x), lambda g, x, o: g, uses=None)
 
 
-def _sigmoid(x):
-    # NOTE: split by sign so that exp never overflows for large |x|.
-    out = np.empty_like(x)
-    pos = x >= 0
-    out[pos] = 1 / (1 + np.exp(-x[pos]))
-    e = np.exp(x[~pos])
-    out[~pos] = e / (1 + e)
-    return out
+def _sigmoid(x, out=None):
+    """sigmoid(x) as a new array, or written into ``out`` (x's shape and dtype; may be x)."""
+    # NOTE: PyTorch's formula 1 / (1 + exp(-x)), in place on one temporary. Below about -88
+    # (float32) exp overflows to inf and the result is the exact limit 0, as PyTorch's; the
+    # overflow warning is silenced (complex exp can also raise 'invalid' on its way to inf).
+    if x.dtype.itemsize < 4 and x.dtype.kind == "f":  # half types: in float, as PyTorch
+        res = _sigmoid(x.astype(np.float32)).astype(x.dtype)
+        if out is None:
+            return res
+        out[...] = res
+        return out
+    e = np.negative(x, out=np.empty_like(x) if out is None else out)
+    with np.errstate(over="ignore", invalid="ignore"):
+        np.exp(e, out=e)
+    one = scalar_array(1, e.dtype)
+    np.add(e, one, out=e)
+    return np.divide(one, e, out=e)
 
 
 class Clamp(BuiltinFunction):

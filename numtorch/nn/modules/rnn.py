@@ -1,9 +1,14 @@
 """Recurrent layers: ``RNN``, ``LSTM`` (with projections), ``GRU`` and their cells.
 
 Multi-layer, bidirectional, ``batch_first``, inter-layer dropout (PyTorch's random stream),
-unbatched inputs and ``PackedSequence`` inputs (``nn.utils.rnn``). Each time step is composed of
-differentiable Tensor ops with the cell equations of PyTorch's CPU kernels; all weights start
-from U(-1/sqrt(hidden), 1/sqrt(hidden)) drawn in registration order, as PyTorch draws them.
+unbatched inputs and ``PackedSequence`` inputs (``nn.utils.rnn``), with the cell equations of
+PyTorch's CPU kernels; all weights start from U(-1/sqrt(hidden), 1/sqrt(hidden)) drawn in
+registration order, as PyTorch draws them.
+
+As PyTorch does, the input projection x W_ih^T + b of a whole layer is one matmul before the
+time loop. An LSTM layer without projections is then one op (``ops.rnn_cells.LSTMLayerFused``,
+PyTorch's MkldnnRnnLayer), other LSTMs one fused op per step; GRU and RNN steps are composed
+of differentiable Tensor ops.
 
 >>> import numtorch as torch
 >>> lstm = torch.nn.LSTM(3, 4, num_layers=2, batch_first=True)
@@ -39,11 +44,9 @@ def rnn_relu_cell(x, h, w_ih, w_hh, b_ih=None, b_hh=None):
 
 def lstm_cell(x, hc, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None):
     """(h', c') with gates i, f, g, o from x W_ih^T + b_ih + h W_hh^T + b_hh."""
+    from ...ops.rnn_cells import lstm_pointwise
     h, c = hc
-    gates = _lin(h, w_hh, b_hh) + _lin(x, w_ih, b_ih)
-    i, f, g, o = gates.chunk(4, 1)
-    cy = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    hy = o.sigmoid() * cy.tanh()
+    hy, cy = lstm_pointwise(_lin(h, w_hh, b_hh) + _lin(x, w_ih, b_ih), c)
     if w_hr is not None:
         hy = _lin(hy, w_hr, None)
     return hy, cy
@@ -51,18 +54,81 @@ def lstm_cell(x, hc, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None):
 
 def gru_cell(x, h, w_ih, w_hh, b_ih=None, b_hh=None):
     """h' = n + z (h - n) with r, z, n from the input and hidden projections."""
-    gi = _lin(x, w_ih, b_ih)
-    gh = _lin(h, w_hh, b_hh)
+    return _gru_pointwise(_lin(x, w_ih, b_ih), _lin(h, w_hh, b_hh), h)
+
+
+# ---- the time loop's steps, on the input projection of the whole sequence -----------------
+def _input_projection(x, w_ih, b_ih, b_hh, mode):
+    """x W_ih^T + b for every time step in one matmul (as PyTorch's CPU RNNs do); the hidden
+    bias is folded in except for GRU, whose n gate scales it by r."""
+    bias = b_ih
+    if b_hh is not None and mode != "GRU":
+        bias = b_ih + b_hh
+    flat = x.reshape(-1, x.shape[-1])
+    return F.linear(flat, w_ih, bias).reshape(*x.shape[:-1], w_ih.shape[0])
+
+
+def _step_fn(mode, params):
+    """``step(xg_t, state) -> state`` for one layer and direction."""
+    from ...ops import _base
+    from ...ops.rnn_cells import LSTMCellFused, lstm_pointwise
+    w_hh, b_hh = params[1], params[3]
+    if mode == "LSTM":
+        w_hr = params[4]
+        # NOTE: forward AD and vmap see the composed cell (they have no rule for the fused op)
+        fused = _base._interpose is None
+        w_t = w_hh.detach().t().contiguous() if fused else None
+
+        def lstm_step(xg, hc):
+            if fused:
+                h, c = LSTMCellFused.apply(xg, hc[0], hc[1], w_hh, w_t)
+            else:
+                h, c = lstm_pointwise(xg + F.linear(hc[0], w_hh, None), hc[1])
+            return (h if w_hr is None else F.linear(h, w_hr, None)), c
+        return lstm_step
+    w_hh_t = w_hh.t()  # one transpose for all steps
+    if mode == "GRU":
+        return lambda xg, h: _gru_pointwise(xg, _hidden_proj(h, w_hh_t, b_hh), h)
+    act = "tanh" if mode == "RNN_TANH" else "relu"
+    # b_hh is folded into xg: the hidden projection is one addmm onto it
+    return lambda xg, h: getattr(_addmm(xg, h, w_hh_t), act)()
+
+
+def _whole_layer(xg, state, params):
+    """Whether LSTMLayerFused runs this layer: no projection, a dense non-empty sequence of
+    one dtype, no forward AD or vmap (they have no rule for it)."""
+    from ...ops import _base
+    dt = xg.dtype
+    return params[4] is None and xg.shape[0] > 0 and _base._interpose is None and \
+        state[0].dtype == dt and state[1].dtype == dt and params[1].dtype == dt
+
+
+def _lstm_layer(xg, state, w_hh, reverse):
+    from ...ops.rnn_cells import LSTMLayerFused
+    w_t = w_hh.detach().t().contiguous()
+    out, h, c = LSTMLayerFused.apply(xg, state[0], state[1], w_hh, w_t, reverse)
+    return out, (h, c)
+
+
+def _addmm(c, a, b):
+    from ... import addmm
+    return addmm(c, a, b)
+
+
+def _hidden_proj(h, w_hh_t, b_hh):
+    if b_hh is None:
+        return h.matmul(w_hh_t)
+    return _addmm(b_hh, h, w_hh_t)
+
+
+def _gru_pointwise(gi, gh, h):
+    """h' from the input and hidden projections [r z n] (``gh`` with b_hh)."""
     i_r, i_z, i_n = gi.chunk(3, 1)
     h_r, h_z, h_n = gh.chunk(3, 1)
     r = (i_r + h_r).sigmoid()
     z = (i_z + h_z).sigmoid()
     n = (i_n + r * h_n).tanh()
     return n + z * (h - n)
-
-
-_CELLS = {"RNN_TANH": rnn_tanh_cell, "RNN_RELU": rnn_relu_cell, "LSTM": lstm_cell,
-          "GRU": gru_cell}
 
 
 class RNNBase(Module):
@@ -186,15 +252,20 @@ class RNNBase(Module):
 
     def _direction(self, x, state, params, reverse, batch_sizes):
         """(outputs, final state) of one layer in one direction."""
-        cell, lstm = _CELLS[self.mode], self.mode == "LSTM"
+        from ... import stack
+        lstm = self.mode == "LSTM"
+        xg = _input_projection(x, params[0], params[2], params[3], self.mode)
+        if lstm and batch_sizes is None and _whole_layer(xg, state, params):
+            return _lstm_layer(xg, state, params[1], reverse)
+        step = _step_fn(self.mode, params)
         if batch_sizes is not None:
             run = _packed_reverse if reverse else _packed_forward
-            return run(cell, x, batch_sizes, state, params, lstm)
-        from ... import stack
-        steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
-        seq = [None] * x.shape[0]
+            return run(step, xg.split(batch_sizes), batch_sizes, state, lstm)
+        pieces = xg.unbind(0)
+        steps = range(len(pieces) - 1, -1, -1) if reverse else range(len(pieces))
+        seq = [None] * len(pieces)
         for t in steps:
-            state = cell(x[t], state, *params)
+            state = step(pieces[t], state)
             seq[t] = state[0] if lstm else state
         return stack(seq, 0), state
 
@@ -291,33 +362,31 @@ def _cat_states(states):
     return cat(states, 0)
 
 
-def _packed_forward(cell, data, batch_sizes, state, params, lstm):
+def _packed_forward(step, pieces, batch_sizes, state, lstm):
     """Steps forward; a sequence's final state is set aside when the batch shrinks past it."""
     from ... import cat
-    outs, ended, offset, last = [], [], 0, batch_sizes[0]
-    for size in batch_sizes:
+    outs, ended, last = [], [], batch_sizes[0]
+    for size, piece in zip(batch_sizes, pieces):
         if size < last:
             ended.append(_slice_state(state, size, last))
             state = _slice_state(state, 0, size)
         last = size
-        state = cell(data[offset:offset + size], state, *params)
-        offset += size
+        state = step(piece, state)
         outs.append(state[0] if lstm else state)
     ended.append(state)
     return cat(outs, 0), _cat_states(ended[::-1])
 
 
-def _packed_reverse(cell, data, batch_sizes, initial, params, lstm):
+def _packed_reverse(step, pieces, batch_sizes, initial, lstm):
     """Steps backward from the end; a sequence joins (from ``initial``) at its last step."""
     from ... import cat
     last = batch_sizes[-1]
-    state, outs, offset = _slice_state(initial, 0, last), [], data.shape[0]
-    for size in reversed(batch_sizes):
+    state, outs = _slice_state(initial, 0, last), []
+    for size, piece in zip(reversed(batch_sizes), reversed(pieces)):
         if size > last:
             state = _cat_states([state, _slice_state(initial, last, size)])
-        offset -= size
         last = size
-        state = cell(data[offset:offset + size], state, *params)
+        state = step(piece, state)
         outs.append(state[0] if lstm else state)
     return cat(outs[::-1], 0), state
 

@@ -1,0 +1,165 @@
+"""Recurrent layers' fast paths (``ops/rnn_cells``: the fused LSTM layer and cell ops, the input
+projection of the whole sequence) against PyTorch: values, gradients of inputs, states and
+weights; numerical first and second derivatives of the fused ops; the sigmoid they use."""
+import warnings
+
+import numpy as np
+import pytest
+
+import numtorch
+from helpers import check_same, numerical_grad_check
+from numtorch.ops.rnn_cells import LSTMCellFused, LSTMLayerFused
+
+RNG = np.random.default_rng(0)
+
+
+def _arr(*shape, dtype=np.float32):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+CONFIGS = [
+    ("LSTM", {}), ("LSTM", {"num_layers": 2, "bidirectional": True}),
+    ("LSTM", {"batch_first": True, "bias": False}), ("LSTM", {"proj_size": 3}),
+    ("LSTM", {"proj_size": 2, "bidirectional": True, "num_layers": 2, "batch_first": True}),
+    ("GRU", {"bidirectional": True}), ("GRU", {"bias": False, "num_layers": 2}),
+    ("RNN", {"nonlinearity": "relu", "bidirectional": True}), ("RNN", {"batch_first": True}),
+]
+
+
+@pytest.mark.filterwarnings("ignore:LSTM with projections is not supported with oneDNN")
+@pytest.mark.parametrize("mode,kwargs", CONFIGS, ids=[f"{m}{i}" for i, (m, _) in
+                                                      enumerate(CONFIGS)])
+@pytest.mark.parametrize("with_state", [False, True], ids=["zeros", "h0"])
+def test_layer_against_torch(torch, mode, kwargs, with_state):
+    x = _arr(5, 3, 4)  # (time, batch, features)
+    if kwargs.get("batch_first"):
+        x = np.ascontiguousarray(x.transpose(1, 0, 2))
+    dirs = 2 if kwargs.get("bidirectional") else 1
+    n = kwargs.get("num_layers", 1) * dirs
+    h0, c0 = _arr(n, 3, kwargs.get("proj_size") or 6), _arr(n, 3, 6)
+
+    def run(lib):
+        lib.manual_seed(0)
+        m = getattr(lib.nn, mode)(4, 6, **kwargs)
+        xt = lib.tensor(x, requires_grad=True)
+        state = None
+        if with_state:
+            h, c = lib.tensor(h0, requires_grad=True), lib.tensor(c0, requires_grad=True)
+            state = (h, c) if mode == "LSTM" else h
+        out, hn = m(xt, state)
+        hn = hn if isinstance(hn, tuple) else (hn,)
+        (out.pow(2).sum() + sum((h * h.sum()).sum() for h in hn)).backward()
+        leaves = [xt] + (list(state) if isinstance(state, tuple) else [state] * with_state)
+        return out, hn, [t.grad for t in leaves], [p.grad for p in m.parameters()]
+    check_same(run)
+
+
+def test_unbatched_lstm_and_unused_outputs(torch):
+    """Unbatched input; only h_n reaches the loss (the other outputs' gradients are zeros)."""
+    x = _arr(4, 3)
+
+    def run(lib):
+        lib.manual_seed(1)
+        m = lib.nn.LSTM(3, 5, bidirectional=True)
+        out, (h, c) = m(lib.tensor(x))
+        h.sum().backward()
+        return out, h, c, [p.grad for p in m.parameters()]
+    check_same(run)
+
+
+def test_lstm_output_grad_fn_names(torch):
+    def run(lib):
+        out, (h, c) = lib.nn.LSTM(2, 3)(lib.ones(4, 1, 2))
+        return [type(t.grad_fn).__name__ for t in (out, h, c)]
+    check_same(run, exact=True)
+
+
+def _layer(xg, h0, c0, w, reverse=False):
+    out, h, c = LSTMLayerFused.apply(xg, h0, c0, w, w.detach().t().contiguous(), reverse)
+    return numtorch.cat([out.reshape(-1), h.reshape(-1), c.reshape(-1)])
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_fused_layer_derivatives(reverse):
+    """First and second derivatives of the whole-layer op (T=3, B=2, H=2), numerically."""
+    numerical_grad_check(lambda *a: _layer(*a, reverse=reverse),
+                         [_arr(3, 2, 8, dtype=np.float64), _arr(2, 2, dtype=np.float64),
+                          _arr(2, 2, dtype=np.float64), _arr(8, 2, dtype=np.float64)])
+
+
+def test_fused_cell_derivatives():
+    def cell(xg, h, c, w):
+        h1, c1 = LSTMCellFused.apply(xg, h, c, w)
+        return numtorch.cat([h1.reshape(-1), c1.reshape(-1)])
+    numerical_grad_check(cell, [_arr(2, 12, dtype=np.float64), _arr(2, 3, dtype=np.float64),
+                                _arr(2, 3, dtype=np.float64), _arr(12, 3, dtype=np.float64)])
+
+
+def test_fused_cell_without_hidden_state():
+    """h = None stands for zeros: the same values, and no gradient for W_hh."""
+    xg, c = numtorch.tensor(_arr(2, 8)), numtorch.tensor(_arr(2, 2))
+    w = numtorch.tensor(_arr(8, 2), requires_grad=True)
+    h1, c1 = LSTMCellFused.apply(xg, None, c, w)
+    h2, c2 = LSTMCellFused.apply(xg, numtorch.zeros(2, 2), c, w)
+    np.testing.assert_allclose(h1.detach().numpy(), h2.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(c1.detach().numpy(), c2.detach().numpy(), rtol=1e-6)
+    assert numtorch.autograd.grad(h1.sum(), w, allow_unused=True) == (None,)
+
+
+def test_lstm_second_derivative_numerically():
+    """create_graph through the module (fused layer and input projection) in float64."""
+    def f(x, h0, c0):
+        numtorch.manual_seed(0)
+        m = numtorch.nn.LSTM(2, 2, bidirectional=True).double()
+        out, (h, c) = m(x, (h0, c0))
+        return numtorch.cat([out.reshape(-1), h.reshape(-1), c.reshape(-1)])
+    numerical_grad_check(f, [_arr(3, 2, 2, dtype=np.float64), _arr(2, 2, 2, dtype=np.float64),
+                             _arr(2, 2, 2, dtype=np.float64)])
+
+
+def test_lstm_with_projection_second_derivative_numerically():
+    """The per-step fused cell (projections) under create_graph."""
+    def f(x):
+        numtorch.manual_seed(0)
+        m = numtorch.nn.LSTM(2, 3, proj_size=2).double()
+        return m(x)[0]
+    numerical_grad_check(f, [_arr(3, 2, 2, dtype=np.float64)])
+
+
+def test_lstm_forward_ad_uses_the_composed_cell():
+    """Forward AD has no rule for the fused ops: the module falls back to composed ops."""
+    import numtorch.autograd.forward_ad as fwAD
+    numtorch.manual_seed(0)
+    m = numtorch.nn.LSTM(2, 3).double()
+    x, v = numtorch.tensor(_arr(4, 1, 2, dtype=np.float64)), _arr(4, 1, 2, dtype=np.float64)
+    with fwAD.dual_level():
+        out = m(fwAD.make_dual(x, numtorch.tensor(v)))[0]
+        tangent = fwAD.unpack_dual(out).tangent.detach().numpy()
+    eps = 1e-6
+    plus = m(x + numtorch.tensor(v) * eps)[0].detach().numpy()
+    minus = m(x - numtorch.tensor(v) * eps)[0].detach().numpy()
+    np.testing.assert_allclose(tangent, (plus - minus) / (2 * eps), rtol=1e-5, atol=1e-7)
+
+
+# ---- sigmoid ------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_sigmoid_extremes_match_torch_without_warnings(torch, dtype):
+    x = np.array([-1e4, -100, -89, -88, -20, -1, -0.0, 0, 1e-8, 1, 20, 100, np.inf, -np.inf,
+                  np.nan], dtype=dtype)
+
+    def run(lib):
+        return lib.from_numpy(x.copy()).sigmoid()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_same(run)
+
+
+def test_lstm_under_vmap_matches_a_loop():
+    """vmap has no batching rule for the fused ops either: the same fallback."""
+    numtorch.manual_seed(0)
+    m = numtorch.nn.LSTM(2, 3, bidirectional=True)
+    x = numtorch.tensor(_arr(4, 5, 1, 2))
+    with numtorch.no_grad():
+        out = numtorch.func.vmap(lambda xi: m(xi)[0])(x)
+        ref = numtorch.stack([m(xi)[0] for xi in x])
+    np.testing.assert_allclose(out.numpy(), ref.numpy(), rtol=1e-5, atol=1e-6)
