@@ -25,7 +25,7 @@ import numpy as np
 
 from .._dtype import _FROM_NP
 from .grad_mode import STATE
-from .graph import Node, DelayedError, pack_saved, unpack_saved, freed_error
+from .graph import Node, DelayedError, pack_saved, unpack_saved, freed_error, _hook_stack
 
 Tensor = None  # bound by numtorch._tensor after the class exists (import cycle)
 
@@ -445,7 +445,8 @@ def _apply(cls, args, kwargs):
 
 def _apply_one(cls, a):
     """``_apply`` for the most common call, ``forward(ctx, x)`` on one Tensor (the hot path
-    of a custom Function, as in the seed's ``MultiplyByTwo``)."""
+    of a custom Function, as in the seed's ``MultiplyByTwo``). Recording with one fresh
+    Tensor output, ``_wrap_one`` and the saving of one tensor are inlined too."""
     grad_on = STATE.enabled
     ctx = _new(cls._backward_cls)
     # NOTE: _init_ctx inlined (test_fast_paths checks that every slot it sets is set here
@@ -453,26 +454,67 @@ def _apply_one(cls, a):
     ctx.to_save = ctx._dirty = ctx._non_diff = None
     ctx._saved = ()
     ctx._materialize = True
-    rg = a._rg
-    record = grad_on and rg
-    ctx.needs_input_grad = _TRUE1 if rg else _FALSE1
-    if record:
-        d = a._data
-        fn = a._grad_fn
-        if fn is not None and a._view is None:
-            ctx._init_node(((fn, a._output_nr),))
-            ctx._in_meta = _meta_of(fn, d)
+    if not (grad_on and a._rg):
+        ctx.needs_input_grad = _TRUE1 if a._rg else _FALSE1
+        return _run_unrecorded(cls, ctx, a, grad_on)
+    ctx.needs_input_grad = _TRUE1
+    d = a._data
+    fn = a._grad_fn
+    if fn is not None and a._view is None:
+        ctx._init_node(((fn, a._output_nr),))
+        meta = fn._out_meta  # _meta_of inlined
+        if meta is None or len(meta) != 1 or meta[0] is None or \
+                meta[0][1].np is not d.dtype or meta[0][0] != d.shape:
+            meta = ((d.shape, _FROM_NP[d.dtype]),)
+    else:
+        ctx._init_node((a._edge(),))
+        meta = ((d.shape, _FROM_NP[d.dtype]),)
+    ctx._in_meta = meta
+    STATE.enabled = False
+    try:
+        out = cls.forward(ctx, a)
+    finally:
+        STATE.enabled = grad_on
+    if type(out) is not Tensor or out is a or ctx._dirty is not None or \
+            ctx._non_diff is not None:
+        return _wrap_outputs(ctx, (a,), out, True)
+    od = out._data
+    m = meta[0]
+    if m[1].np is od.dtype:  # most Functions keep dtype (and shape): share the input's meta
+        dt = m[1]
+        ctx._out_meta = meta if m[0] == od.shape else ((od.shape, dt),)
+    else:
+        dt = _FROM_NP[od.dtype]
+        ctx._out_meta = ((od.shape, dt),)
+    if dt.is_floating_point or dt.is_complex:
+        out._grad_fn = ctx
+        out._rg = True
+        out._output_nr = 0
+        if out._base is not None:
+            _mark_custom_view(out, ctx, 0)
+    elif out._rg and out._grad_fn is None:
+        out._rg = False
+    saved = ctx.to_save
+    if saved:
+        ctx.to_save = None
+        t = saved[0]
+        if len(saved) == 1 and t is a and type(a._vc) is list and not _hook_stack:
+            ctx._saved = ((0, a, a._vc[0]),)  # pack_saved's entry for an input, inlined
         else:
-            ctx._init_node((a._edge(),))
-            ctx._in_meta = ((d.shape, _FROM_NP[d.dtype]),)
+            ctx.to_save = saved
+            _resolve_saved(ctx, (out,))
+    return out
+
+
+def _run_unrecorded(cls, ctx, a, grad_on):
     STATE.enabled = False
     try:
         out = cls.forward(ctx, a)
     finally:
         STATE.enabled = grad_on
     if type(out) is Tensor and ctx._dirty is None and ctx._non_diff is None:
-        return _wrap_one(ctx, (a,), out, record)
-    return _wrap_outputs(ctx, (a,), out, record)
+        return _wrap_one(ctx, (a,), out, False)
+    return _wrap_outputs(ctx, (a,), out, False)
 
 
 _new = object.__new__
