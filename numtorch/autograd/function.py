@@ -73,6 +73,12 @@ class FunctionCtx:
     def saved_tensors(self):
         """The tensors given to ``save_for_backward``, checked for in-place modification."""
         saved = self._saved
+        if type(saved) is tuple and len(saved) == 1:
+            # NOTE: fast path, one input saved as it is (kind 0) and still at its version
+            e = saved[0]
+            if e is not None and e[0] == 0 and e[1]._vc[0] == e[2] and \
+                    not self._forward_cls.clear_saved_tensors_on_access:
+                return (e[1],)
         if saved is _FREED:
             raise freed_error()
         if saved is _CLEARED:
