@@ -211,7 +211,7 @@ def w6(opts):
     return result
 
 
-# ---- W7, W8: registered until numtorch has the modules --------------------------------------
+# ---- W7, W8: recurrent and attention layers (no hand-written NumPy baseline) -----------------
 def _seq_step(opts, build, make_batch, loss_fn):
     """Runners for one SGD step of ``build(tm)`` on both libraries (no NumPy baseline)."""
     import numtorch

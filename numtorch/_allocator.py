@@ -25,7 +25,9 @@ _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3   # mallopt parameter numbers (mal
 
 def tune_malloc():
     """Apply the thresholds once; True when glibc accepted them, False when skipped."""
-    if os.environ.get("NUMTORCH_MALLOC_TUNING", "1") == "0" or not sys.platform.startswith("linux"):
+    if os.environ.get("NUMTORCH_MALLOC_TUNING", "1") == "0":
+        return False
+    if not sys.platform.startswith("linux"):
         return False
     try:
         libc = ctypes.CDLL(None)
