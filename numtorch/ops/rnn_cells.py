@@ -1,4 +1,4 @@
-"""Fused LSTM ops: a whole layer as one op, or one op per time step.
+"""Fused LSTM and GRU ops: a whole layer as one op, or one op per time step.
 
 Both take the input projection ``xg = x W_ih^T + b`` (computed for the whole sequence in one
 matmul before the time loop), the state (h, c) and ``W_hh``, and step with the equations of
@@ -25,6 +25,18 @@ tensor([[0.5000, 0.5000]])
 ...                                      False)
 >>> out.shape, c_n
 (torch.Size([3, 1, 2]), tensor([[0.1250, 0.1250]]))
+
+``GRULayerFused`` and ``GRUCellFused`` do the same for PyTorch's GRU (equations with the
+ops below), taking ``b_hh`` as an input since its n chunk is scaled by the reset gate:
+
+>>> from numtorch.ops.rnn_cells import GRUCellFused, GRULayerFused
+>>> w3 = torch.zeros(6, 2)
+>>> GRUCellFused.apply(torch.zeros(1, 6), torch.ones(1, 2), w3, None, w3.t().contiguous())
+tensor([[0.5000, 0.5000]])
+>>> out, h_n = GRULayerFused.apply(torch.zeros(3, 1, 6), torch.ones(1, 2), w3, None,
+...                                w3.t().contiguous(), False)
+>>> h_n
+tensor([[0.1250, 0.1250]])
 """
 import numpy as np
 
@@ -34,7 +46,8 @@ from ._base import NULL_CTX, BuiltinFunction
 from ._util import scalar_array
 from .elementwise import _sigmoid
 
-__all__ = ["LSTMCellFused", "LSTMLayerFused", "lstm_pointwise"]
+__all__ = ["LSTMCellFused", "LSTMLayerFused", "lstm_pointwise", "GRUCellFused", "GRULayerFused",
+           "gru_pointwise"]
 
 _make = Tensor._make
 
@@ -219,3 +232,197 @@ def _layer_grads_graph(g_out, g_h, g_c, xg, h0, c0, w, reverse):
         ds[t], dc = _lstm_grads_graph(g_out[t] + dh, dc, xg[t], hs[t], cs[t], w)
         dh = ds[t].matmul(w)
     return stack(ds, 0), dh, dc, stack(hs, 0)
+
+
+# ---- GRU -----------------------------------------------------------------------------------
+# PyTorch's GRU cell, from xg = x W_ih^T + b_ih and gh = h W_hh^T + b_hh (chunks r, z, n):
+#     r = sigmoid(xg_r + gh_r);  z = sigmoid(xg_z + gh_z);  n = tanh(xg_n + r * gh_n)
+#     h' = (h - n) * z + n
+# b_hh stays out of xg because its n chunk is scaled by r. Backward, from g = dL/dh':
+#     dn = g (1 - z) (1 - n^2);  dz = g (h - n) z (1 - z);  dr = dn gh_n r (1 - r)
+#     d xg = [dr dz dn];  d gh = [dr dz dn*r];  dh = g z + d gh W_hh;  dW_hh = d gh^T h
+
+
+class GRUCellFused(BuiltinFunction):
+    """h' of one GRU step from (xg, h, W_hh, b_hh, W_hh^T), ``b_hh`` None meaning no bias;
+    the BPTT step above. ``w_t`` is a contiguous copy of W_hh^T, not differentiated."""
+    _backward_name = "ThnnFusedGruCellBackward0"
+
+    @staticmethod
+    def forward(ctx, xg, h, w, b, w_t):
+        act, gh = np.empty_like(xg), np.empty_like(xg)
+        h_new = _gru_step(xg, h, w_t, b, act, gh, np.empty_like(h))
+        if ctx is not NULL_CTX:
+            ctx.save_for_backward(xg, h, w, b)
+            ctx.act, ctx.gh = act, gh
+        return h_new
+
+    @staticmethod
+    def backward(ctx, g):
+        xg, h, w, b = ctx.saved_tensors
+        nx, nh, nw, nb = ctx.needs_input_grad[:4]
+        if STATE.enabled:  # create_graph: differentiable formulas
+            dx, dgh, dh = _gru_grads_graph(g, xg, h, w, b)
+        else:
+            gd = g._data
+            dx, dgh = np.empty_like(ctx.act), np.empty_like(ctx.act)
+            dh = _gru_grads(gd, ctx.act, ctx.gh, h._data, dx, dgh)
+            dh = _const(dh + np.matmul(dgh, w._data)) if nh else None
+            dx, dgh = _const(dx), _const(dgh)
+        return ((dx if nx else None), (dh if nh else None),
+                (dgh.t().matmul(h) if nw else None), (dgh.sum(0) if nb else None), None)
+
+
+class GRULayerFused(BuiltinFunction):
+    """(out, h_n) of a GRU layer over the input projection ``xg`` = x W_ih^T + b_ih
+    (T, B, 3H), from h0, stepping through time backwards when ``reverse``;  backpropagation
+    through time, with dW_hh = sum_t d gh_t^T h_t as one matmul and db_hh as one sum.
+    ``w_t``: as in ``GRUCellFused``."""
+    # NOTE: PyTorch's CPU GRU composes each step and stacks the outputs: its output (the
+    # node this op stands for) reports StackBackward0
+    _backward_name = "StackBackward0"
+
+    @staticmethod
+    def forward(ctx, xg, h0, w, b, w_t, reverse):
+        steps = xg.shape[0]
+        act, gh = np.empty_like(xg), np.empty_like(xg)
+        out = np.empty(xg.shape[:2] + (h0.shape[1],), xg.dtype)
+        order = range(steps - 1, -1, -1) if reverse else range(steps)
+        h = h0
+        for t in order:
+            h = _gru_step(xg[t], h, w_t, b, act[t], gh[t], out[t])  # h' straight into out
+        if ctx is not NULL_CTX:
+            ctx.save_for_backward(xg, h0, w, b)
+            # the state entering each step, a copy (out is the caller's to modify in place)
+            first = h0[None]
+            ctx.h_in = np.concatenate([out[1:], first] if reverse else [first, out[:-1]])
+            ctx.act, ctx.gh, ctx.reverse = act, gh, reverse
+        return out, h.copy()
+
+    @staticmethod
+    def backward(ctx, g_out, g_h):
+        xg, h0, w, b = ctx.saved_tensors
+        nx, nh, nw, nb = ctx.needs_input_grad[:4]
+        if STATE.enabled:  # create_graph: differentiable formulas
+            dx, dgh, dh, h_in = _gru_layer_grads_graph(g_out, g_h, xg, h0, w, b, ctx.reverse)
+        else:
+            dx, dgh, dh = _gru_layer_grads(g_out._data, g_h._data, ctx, w._data, nh)
+            dx, dgh, dh, h_in = _const(dx), _const(dgh), _const(dh), _const(ctx.h_in)
+        dw = db = None
+        if nw or nb:
+            dgh = dgh.reshape(-1, dgh.shape[-1])
+        if nw:  # one matmul over all steps: (3H, T*B) @ (T*B, H)
+            dw = dgh.t().matmul(h_in.reshape(-1, h_in.shape[-1]))
+        if nb:
+            db = dgh.sum(0)
+        return (dx if nx else None), (dh if nh else None), dw, db, None, None
+
+
+def _gru_step(xg, h, w_t, b, act, gh, out):
+    """h' of one step on ndarrays, written into ``out``; r, z, n go into ``act`` and the
+    hidden projection into ``gh``."""
+    hidden = h.shape[1]
+    np.matmul(h, w_t, out=gh)
+    if b is not None:
+        gh += b
+    rz = np.add(xg[:, :2 * hidden], gh[:, :2 * hidden], out=act[:, :2 * hidden])
+    _sigmoid(rz, out=rz)  # one pass over r and z together
+    r, z, n = _chunks3(act, hidden)
+    np.multiply(gh[:, 2 * hidden:], r, out=n)
+    n += xg[:, 2 * hidden:]  # PyTorch's order: xg_n + (gh_n * r)
+    np.tanh(n, out=n)
+    h_new = np.subtract(h, n, out=out)
+    h_new *= z
+    h_new += n
+    return h_new
+
+
+def _chunks3(a, hidden):
+    return a[:, :hidden], a[:, hidden:2 * hidden], a[:, 2 * hidden:]
+
+
+def _gru_grads(g, act, gh, h, dx, dgh):
+    """d xg into ``dx`` and d gh into ``dgh`` on ndarrays; returns g z (the gradient
+    reaching h directly, to which the caller adds d gh W_hh)."""
+    hidden = h.shape[1]
+    r, z, n = _chunks3(act, hidden)
+    dr, dz, dn = _chunks3(dx, hidden)
+    one = scalar_array(1, act.dtype)
+    gomz = np.subtract(one, z)
+    gomz *= g
+    np.multiply(n, n, out=dn)
+    np.subtract(one, dn, out=dn)
+    dn *= gomz  # tanh' times g (1 - z)
+    np.subtract(h, n, out=dz)
+    dz *= gomz
+    dz *= z
+    np.subtract(one, r, out=dr)
+    dr *= r  # sigmoid'
+    dr *= gh[:, 2 * hidden:]
+    dr *= dn
+    dgh[:, :2 * hidden] = dx[:, :2 * hidden]
+    np.multiply(dn, r, out=dgh[:, 2 * hidden:])
+    return np.multiply(g, z, out=gomz)
+
+
+def _gru_layer_grads(g_out, g_h, ctx, w, need_h0):
+    """(d xg, d gh (both T, B, 3H), d h0) on ndarrays, stepping back through time."""
+    act, gh, h_in = ctx.act, ctx.gh, ctx.h_in
+    dx, dgh = np.empty_like(act), np.empty_like(act)
+    steps = act.shape[0]
+    order = range(steps) if ctx.reverse else range(steps - 1, -1, -1)
+    dh = g_h
+    for k, t in enumerate(order):
+        dh = _gru_grads(g_out[t] + dh, act[t], gh[t], h_in[t], dx[t], dgh[t])
+        if k < steps - 1 or need_h0:  # NOTE: h0's gradient only when asked for
+            dh += np.matmul(dgh[t], w)
+    return dx, dgh, dh
+
+
+# ---- the same in Tensor ops (create_graph) -------------------------------------------------
+def gru_pointwise(gi, gh, h):
+    """h' from the input and hidden projections [r z n] (``gh`` with b_hh), in composed
+    Tensor ops."""
+    i_r, i_z, i_n = gi.chunk(3, 1)
+    h_r, h_z, h_n = gh.chunk(3, 1)
+    r = (i_r + h_r).sigmoid()
+    z = (i_z + h_z).sigmoid()
+    n = (i_n + r * h_n).tanh()
+    return n + z * (h - n)
+
+
+def _hidden_gates(h, w, b):
+    gh = h.matmul(w.t())
+    return gh if b is None else gh + b
+
+
+def _gru_grads_graph(g, xg, h, w, b):
+    """(d xg, d gh, d h) in Tensor ops, recomputing the step from its inputs."""
+    from .shape import cat
+    i_r, i_z, i_n = xg.chunk(3, 1)
+    h_r, h_z, h_n = _hidden_gates(h, w, b).chunk(3, 1)
+    r, z = (i_r + h_r).sigmoid(), (i_z + h_z).sigmoid()
+    n = (i_n + r * h_n).tanh()
+    gomz = g * (1 - z)
+    dn = gomz * (1 - n * n)
+    dz = gomz * (h - n) * z
+    dr = dn * h_n * r * (1 - r)
+    dgh = cat([dr, dz, dn * r], 1)
+    return cat([dr, dz, dn], 1), dgh, g * z + dgh.matmul(w)
+
+
+def _gru_layer_grads_graph(g_out, g_h, xg, h0, w, b, reverse):
+    """``_gru_layer_grads`` in Tensor ops, from the recomputed states; also the states
+    entering each step, stacked."""
+    from .shape import stack
+    steps = xg.shape[0]
+    forward = range(steps - 1, -1, -1) if reverse else range(steps)
+    hs, h = [None] * steps, h0
+    for t in forward:
+        hs[t] = h
+        h = gru_pointwise(xg[t], _hidden_gates(h, w, b), h)
+    dxs, dghs = [None] * steps, [None] * steps
+    dh = g_h
+    for t in reversed(forward):
+        dxs[t], dghs[t], dh = _gru_grads_graph(g_out[t] + dh, xg[t], hs[t], w, b)
+    return stack(dxs, 0), stack(dghs, 0), dh, stack(hs, 0)

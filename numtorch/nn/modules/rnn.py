@@ -7,8 +7,10 @@ registration order, as PyTorch draws them.
 
 As PyTorch does, the input projection x W_ih^T + b of a whole layer is one matmul before the
 time loop. An LSTM layer without projections is then one op (``ops.rnn_cells.LSTMLayerFused``,
-PyTorch's MkldnnRnnLayer), other LSTMs one fused op per step; GRU and RNN steps are composed
-of differentiable Tensor ops.
+PyTorch's MkldnnRnnLayer), other LSTMs one fused op per step; a GRU layer is one op too
+(``GRULayerFused``), a packed GRU one fused op per step; RNN steps are composed of
+differentiable Tensor ops. Under forward AD or vmap (no rules for the fused ops) every step
+is composed.
 
 >>> import numtorch as torch
 >>> lstm = torch.nn.LSTM(3, 4, num_layers=2, batch_first=True)
@@ -54,7 +56,8 @@ def lstm_cell(x, hc, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None):
 
 def gru_cell(x, h, w_ih, w_hh, b_ih=None, b_hh=None):
     """h' = n + z (h - n) with r, z, n from the input and hidden projections."""
-    return _gru_pointwise(_lin(x, w_ih, b_ih), _lin(h, w_hh, b_hh), h)
+    from ...ops.rnn_cells import gru_pointwise
+    return gru_pointwise(_lin(x, w_ih, b_ih), _lin(h, w_hh, b_hh), h)
 
 
 # ---- the time loop's steps, on the input projection of the whole sequence -----------------
@@ -86,21 +89,43 @@ def _step_fn(mode, params):
                 h, c = lstm_pointwise(xg + F.linear(hc[0], w_hh, None), hc[1])
             return (h if w_hr is None else F.linear(h, w_hr, None)), c
         return lstm_step
-    w_hh_t = w_hh.t()  # one transpose for all steps
     if mode == "GRU":
-        return lambda xg, h: _gru_pointwise(xg, _hidden_proj(h, w_hh_t, b_hh), h)
+        return _gru_step_fn(w_hh, b_hh)
+    w_hh_t = w_hh.t()  # one transpose for all steps
     act = "tanh" if mode == "RNN_TANH" else "relu"
     # b_hh is folded into xg: the hidden projection is one addmm onto it
     return lambda xg, h: getattr(_addmm(xg, h, w_hh_t), act)()
 
 
-def _whole_layer(xg, state, params):
-    """Whether LSTMLayerFused runs this layer: no projection, a dense non-empty sequence of
-    one dtype, no forward AD or vmap (they have no rule for it)."""
+def _gru_step_fn(w_hh, b_hh):
+    """The GRU step: the fused cell op, or composed ops under forward AD and vmap (no rule
+    for the fused op) or for a state of another dtype."""
+    from ...ops import _base
+    from ...ops.rnn_cells import GRUCellFused, gru_pointwise
+    fused = _base._interpose is None
+    w_t = w_hh.detach().t().contiguous() if fused else None
+    w_hh_t = w_hh.t()
+
+    def gru_step(xg, h):
+        if fused and h.dtype == xg.dtype:
+            return GRUCellFused.apply(xg, h, w_hh, b_hh, w_t)
+        return gru_pointwise(xg, _hidden_proj(h, w_hh_t, b_hh), h)
+    return gru_step
+
+
+def _whole_layer(xg, state, params, mode):
+    """Whether a fused layer op runs this layer: an LSTM without projection or a GRU, over a
+    dense non-empty sequence of one dtype, without forward AD or vmap (no rule for it)."""
     from ...ops import _base
     dt = xg.dtype
-    return params[4] is None and xg.shape[0] > 0 and _base._interpose is None and \
-        state[0].dtype == dt and state[1].dtype == dt and params[1].dtype == dt
+    if mode == "LSTM":
+        if params[4] is not None or state[1].dtype != dt:
+            return False
+        state = state[0]
+    elif mode != "GRU":
+        return False
+    return xg.shape[0] > 0 and _base._interpose is None and state.dtype == dt and \
+        params[1].dtype == dt
 
 
 def _lstm_layer(xg, state, w_hh, reverse):
@@ -108,6 +133,12 @@ def _lstm_layer(xg, state, w_hh, reverse):
     w_t = w_hh.detach().t().contiguous()
     out, h, c = LSTMLayerFused.apply(xg, state[0], state[1], w_hh, w_t, reverse)
     return out, (h, c)
+
+
+def _gru_layer(xg, h0, w_hh, b_hh, reverse):
+    from ...ops.rnn_cells import GRULayerFused
+    w_t = w_hh.detach().t().contiguous()
+    return GRULayerFused.apply(xg, h0, w_hh, b_hh, w_t, reverse)
 
 
 def _addmm(c, a, b):
@@ -119,16 +150,6 @@ def _hidden_proj(h, w_hh_t, b_hh):
     if b_hh is None:
         return h.matmul(w_hh_t)
     return _addmm(b_hh, h, w_hh_t)
-
-
-def _gru_pointwise(gi, gh, h):
-    """h' from the input and hidden projections [r z n] (``gh`` with b_hh)."""
-    i_r, i_z, i_n = gi.chunk(3, 1)
-    h_r, h_z, h_n = gh.chunk(3, 1)
-    r = (i_r + h_r).sigmoid()
-    z = (i_z + h_z).sigmoid()
-    n = (i_n + r * h_n).tanh()
-    return n + z * (h - n)
 
 
 class RNNBase(Module):
@@ -255,8 +276,10 @@ class RNNBase(Module):
         from ... import stack
         lstm = self.mode == "LSTM"
         xg = _input_projection(x, params[0], params[2], params[3], self.mode)
-        if lstm and batch_sizes is None and _whole_layer(xg, state, params):
-            return _lstm_layer(xg, state, params[1], reverse)
+        if batch_sizes is None and _whole_layer(xg, state, params, self.mode):
+            if lstm:
+                return _lstm_layer(xg, state, params[1], reverse)
+            return _gru_layer(xg, state, params[1], params[3], reverse)
         step = _step_fn(self.mode, params)
         if batch_sizes is not None:
             run = _packed_reverse if reverse else _packed_forward
