@@ -21,6 +21,25 @@ _NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int6
           "complex128": "c10::complex<double>"}
 
 
+def _scalar_name(t):
+    return D.SCALAR_NAMES[t.dtype]
+
+
+def _check_addmm_dtypes(c, a, b):
+    """addmm's dtype checks in PyTorch's order: the added tensor against mat2, then mat1."""
+    for x, what in ((c, "self"), (a, "mat1")):
+        if x._data.dtype != b._data.dtype:
+            raise RuntimeError(f"{what} and mat2 must have the same dtype, but got "
+                               f"{_scalar_name(x)} and {_scalar_name(b)}")
+
+
+def _check_addmv_dtypes(c_dtype, mat, vec):
+    if not c_dtype == mat._data.dtype == vec._data.dtype:
+        raise RuntimeError("addmv input tensors must have the same dtype, but got "
+                           f"{D.SCALAR_NAMES[D._FROM_NP[c_dtype]]}, {_scalar_name(mat)}, and "
+                           f"{_scalar_name(vec)}")
+
+
 def _check_same_dtype(a, b, what="m1 and m2"):
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(f"expected {what} to have the same dtype, but got: "
@@ -144,7 +163,9 @@ def bmm(input, mat2, *, out=None):
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3 else
                            "batch2 must be a 3D tensor")
-    _check_same_dtype(input, mat2, "batch1 and batch2")
+    if input._data.dtype != mat2._data.dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_name(input)} but found "
+                           f"{_scalar_name(mat2)}")
     if input._data.shape[0] != mat2._data.shape[0] or \
             input._data.shape[2] != mat2._data.shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
@@ -156,7 +177,7 @@ def bmm(input, mat2, *, out=None):
 def mv(input, vec):
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {vec.ndim}, {input.ndim}")
-    _check_same_dtype(input, vec)
+    _check_addmv_dtypes(vec._data.dtype, input, vec)  # mv is addmv into a vec-typed result
     if input._data.shape[1] != vec._data.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input._data.shape[0]}), mat "
                            f"({_dims(input._data.shape)}), vec ({vec._data.shape[0]})")
@@ -369,6 +390,7 @@ class Addmm(BuiltinFunction):
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * (mat1 @ mat2)``."""
+    _check_addmm_dtypes(input, mat1, mat2)
     _check_mm(mat1, mat2)
     return Addmm.apply(input, mat1, mat2, beta, alpha)
 
@@ -472,7 +494,9 @@ class Addbmm(BuiltinFunction):
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat @ vec)``."""
-    mv(mat, vec) if mat.ndim != 2 or vec.ndim != 1 else None  # PyTorch's shape errors
+    if mat.ndim != 2 or vec.ndim != 1:
+        mv(mat, vec)  # PyTorch's shape errors
+    _check_addmv_dtypes(input._data.dtype, mat, vec)
     return Addmv.apply(input, mat, vec, beta, alpha)
 
 
@@ -484,6 +508,10 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * (batch1 @ batch2)`` per batch."""
     bmm(batch1, batch2) if batch1.ndim != 3 or batch2.ndim != 3 else None
+    if not input._data.dtype == batch1._data.dtype == batch2._data.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {_NAMES[input.dtype.name]}"
+                           f", batch1: {_NAMES[batch1.dtype.name]}, batch2: "
+                           f"{_NAMES[batch2.dtype.name]}")
     return Baddbmm.apply(input, batch1, batch2, beta, alpha)
 
 
@@ -495,6 +523,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` (``torch.nn.functional.linear``)."""
+    if bias is not None and input.ndim >= 2:
+        _check_addmm_dtypes(bias, input, weight)  # PyTorch folds the batch dims into addmm
     if input.ndim == 2 and bias is not None:
         _check_mm(input, weight.t())
         return Addmm.apply(bias, input, weight.t(), 1, 1)

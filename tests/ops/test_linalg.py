@@ -178,3 +178,26 @@ def test_mm_gradient_layout_follows_the_operand(case, torch):
     for (s1, g1), (s2, g2) in zip(ours, theirs):
         assert s1 == s2
         np.testing.assert_allclose(g1, g2, rtol=1e-12)
+
+
+def _d(lib, *shape):
+    return lib.ones(*shape, dtype=lib.float64)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib: lib.mv(_d(lib, 2, 3), lib.ones(3)),
+    lambda lib: lib.mv(lib.ones(2, 3), _d(lib, 3)),
+    lambda lib: lib.bmm(_d(lib, 1, 2, 3), lib.ones(1, 3, 2)),
+    lambda lib: lib.addmm(lib.ones(2), _d(lib, 2, 3), _d(lib, 3, 2)),
+    lambda lib: lib.addmm(_d(lib, 2), _d(lib, 2, 3), lib.ones(3, 2)),
+    lambda lib: lib.addmm(lib.ones(2), _d(lib, 2, 3), lib.ones(3, 2)),
+    lambda lib: lib.matmul(lib.ones(2, 2, 3), _d(lib, 3, 2)),
+    lambda lib: lib.nn.functional.linear(lib.ones(2, 2, 3), _d(lib, 4, 3), _d(lib, 4)),
+    lambda lib: lib.nn.functional.linear(lib.ones(2, 3), lib.ones(4, 3), _d(lib, 4)),
+    lambda lib: lib.nn.functional.linear(lib.ones(2, 3), _d(lib, 4, 3)),
+    lambda lib: lib.addmv(lib.ones(2), _d(lib, 2, 3), _d(lib, 3)),
+    lambda lib: lib.baddbmm(lib.ones(1, 2, 2), _d(lib, 1, 2, 3), _d(lib, 1, 3, 2)),
+], ids=["mv-mat", "mv-vec", "bmm", "addmm-self", "addmm-mat2", "addmm-mat1", "matmul-3d",
+        "linear-3d", "linear-bias", "linear-no-bias", "addmv", "baddbmm"])
+def test_mixed_dtype_errors(fn):
+    check_error(fn)
