@@ -203,19 +203,9 @@ def _install_operators():
         setattr(T, name, getattr(T, fn))
 
 
-_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
-_BY_DTYPE = {_F32: {}, _F64: {}}  # float32/64: number -> scalar_array(number, dtype)
-
-
-def _scalar(x, dt):
-    """``scalar_array(x, dt)``, remembered in ``_BY_DTYPE`` when scalar_array caches it."""
-    z = scalar_array(x, dt)
-    cache = _BY_DTYPE.get(dt)
-    if cache is not None and _SCALARS.get((x, dt)) is z:
-        if len(cache) >= 512:
-            cache.clear()
-        cache[x] = z
-    return z
+_F32, _F64 = E._F32, E._F64
+_BY_DTYPE = E._BY_DTYPE  # float32/64: number -> scalar_array(number, dtype)
+_scalar = E.number_array
 
 
 def _fast_rsub(self, other):

@@ -20,7 +20,7 @@ from . import _base as _B
 from ._base import BuiltinFunction
 from ..autograd.grad_mode import STATE
 from ..autograd.function import saved_one
-from ._util import binary_dtype, cast, float_np, result_np, as_array, scalar_array
+from ._util import binary_dtype, cast, float_np, result_np, as_array, scalar_array, _SCALARS
 
 _ndarray = np.ndarray
 _make = Tensor._make
@@ -99,8 +99,10 @@ class Add(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         na, nb = ctx.needs_input_grad[:2]
+        if not nb:  # ``tensor + number`` (no alpha lookup: getattr's default costs a raise)
+            return (g if na else None), None
         alpha = getattr(ctx, "alpha", 1)
-        return (g if na else None), ((g if alpha == 1 else g * alpha) if nb else None)
+        return (g if na else None), (g if alpha == 1 else g * alpha)
 
 
 class Sub(BuiltinFunction):
@@ -170,12 +172,29 @@ class Mul(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
-        na, nb = ctx.needs_input_grad[:2]
         if not ctx._saved:  # tensor * Python number (freed: saved_tensors raises)
-            return (g * _cj(ctx.scalar) if na else None), None
+            return (_times(g, ctx.scalar) if ctx.needs_input_grad[0] else None), None
+        na, nb = ctx.needs_input_grad[:2]
         a, b = ctx.saved_tensors
-        return ((g * _cj(ctx.scalar if b is None else b)) if na else None), \
-            ((g * _cj(ctx.scalar if a is None else a)) if nb else None)
+        return (_times(g, ctx.scalar if b is None else b) if na else None), \
+            (_times(g, ctx.scalar if a is None else a) if nb else None)
+
+
+def _times(g, v):
+    """``g * conj(v)``, ``v`` a Tensor or a Python number: when nothing is recorded and both
+    are real floating data of one dtype, the ``np.multiply`` the Tensor op would call, run
+    here (no dispatch); otherwise the Tensor op."""
+    if not STATE.enabled and _B._interpose is None:
+        d = g._data
+        dt = d.dtype
+        if dt.kind == "f":
+            tv = type(v)
+            if tv is Tensor:
+                if v._data.dtype is dt:
+                    return _wrap(np.multiply(d, v._data))
+            elif tv is float or tv is int:
+                return _wrap(np.multiply(d, number_array(v, dt)))
+    return g * _cj(v)
 
 
 def _true_div_dtype(a, b):
@@ -404,8 +423,15 @@ def _minmax_grads(ctx, g, first, tie):
 
 
 # ---- unary ops ---------------------------------------------------------------------------
-def _unary(name, np_fn, grad, uses="x", float_only=True, bw=None, int_ok=True):
-    """Make a unary op class: ``grad(g, x, out)`` gives the input gradient as Tensors."""
+def _unary(name, np_fn, grad, uses="x", float_only=True, bw=None, int_ok=True,
+           np_grad=None):
+    """Make a unary op class: ``grad(g, x, out)`` gives the input gradient as Tensors.
+
+    ``np_grad(g, x, out)``, where given, is the same gradient on the ndarrays of real
+    floating data: exactly the NumPy calls ``grad`` makes through the Tensor ops, so the
+    result is bit for bit the same. A backward pass that records nothing (no
+    ``create_graph``) runs it instead of ``grad``: one Tensor and no op dispatch per call.
+    """
 
     # NOTE: one forward/backward pair per ``uses``, so the hot path makes no choices
     def prepare(x):
@@ -447,6 +473,8 @@ def _unary(name, np_fn, grad, uses="x", float_only=True, bw=None, int_ok=True):
         def backward(ctx, g):
             return grad(g, None, None)
 
+    if np_grad is not None:
+        backward = _array_backward(backward, np_grad, uses)
     cls = type(name, (BuiltinFunction,), {
         "_backward_name": bw or f"{name}Backward0", "__doc__": f"Elementwise {name.lower()}.",
         "forward": staticmethod(forward), "backward": staticmethod(backward),
@@ -454,7 +482,105 @@ def _unary(name, np_fn, grad, uses="x", float_only=True, bw=None, int_ok=True):
     # forward on float data, for the fast paths of ``_unary_fn``
     cls._np_fn = staticmethod(np_fn)
     cls._uses = uses
+    # the two gradient formulas, for tests (test_elementwise_fast_backward)
+    cls._grad = staticmethod(grad)
+    cls._np_grad = staticmethod(np_grad) if np_grad is not None else None
     return cls
+
+
+def _array_backward(backward, np_grad, uses):
+    """``backward`` of a unary op, running ``np_grad`` on arrays when nothing is recorded
+    (grad mode off, no forward AD or vmap) and the data is real floating point, of one dtype
+    in ``g`` and the saved array. Anything else (``create_graph``, complex data, saved-tensor
+    hooks, a saved tensor modified in place or freed) takes the Tensor formula, which also
+    raises PyTorch's errors."""
+    if uses is None:
+        def fast(ctx, g):
+            if not STATE.enabled and _B._interpose is None:
+                d = g._data
+                if d.dtype.kind == "f":
+                    return _wrap(np_grad(d, None, None))
+            return backward(ctx, g)
+    else:
+        on_out = uses == "out"
+
+        def fast(ctx, g):
+            if not STATE.enabled and _B._interpose is None:
+                # NOTE: the one saved tensor's array, read without making a Tensor where
+                # it was saved plainly (autograd/graph.py pack_saved: kind 0 an input
+                # (kind, tensor, version), kind 1 the output (kind, array, counter,
+                # version, ...)) and is still at its saved version; anything else (hooks,
+                # freed, modified in place) goes to the Tensor formula and its errors
+                saved = ctx._saved
+                if type(saved) is tuple and len(saved) == 1 and \
+                        not ctx._forward_cls.clear_saved_tensors_on_access:
+                    e = saved[0]
+                    kind = e[0]
+                    if kind == 1:
+                        s = e[1] if e[2][0] == e[3] else None
+                    elif kind == 0 and e[1]._vc[0] == e[2]:
+                        s = e[1]._data
+                    else:
+                        s = None
+                    d = g._data
+                    if s is not None and d.dtype is s.dtype and s.dtype.kind == "f":
+                        r = np_grad(d, None, s) if on_out else np_grad(d, s, None)
+                        return _make(r if type(r) is _ndarray else np.asarray(r), None, False)
+            return backward(ctx, g)
+    return fast
+
+
+def _wrap(r):
+    """A result array as a Tensor without grad (a 0-d result comes as a NumPy scalar)."""
+    return _make(r if type(r) is _ndarray else np.asarray(r), None, False)
+
+
+def _into(ufunc, a, b, t):
+    """``ufunc(a, b)``, written into ``t`` (a fresh temporary that is ``a`` or ``b``) when
+    it has the result's shape: the same values, one allocation less."""
+    other = b if t is a else a
+    if type(t) is _ndarray and (other.shape == t.shape or other.ndim == 0):
+        return ufunc(a, b, out=t)
+    return ufunc(a, b)
+
+
+# float32/float64: Python number -> scalar_array(number, dtype), keyed by the number alone
+# (hashing a NumPy dtype costs as much as the rest of the lookup). Shared with the operator
+# fast paths in ops/__init__.py.
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_BY_F32, _BY_F64 = {}, {}
+_BY_DTYPE = {_F32: _BY_F32, _F64: _BY_F64}
+
+
+def number_array(x, dt):
+    """``scalar_array(x, dt)`` (the 0-d array the Tensor ops combine a Python number as)."""
+    cache = _BY_F32 if dt is _F32 else _BY_F64 if dt is _F64 else None
+    if cache is not None:
+        z = cache.get(x)
+        if z is not None:
+            return z
+    z = scalar_array(x, dt)
+    # NOTE: remembered only where scalar_array caches it too (not 0, NaN, overflow)
+    if cache is not None and _SCALARS.get((x, dt)) is z:
+        if len(cache) >= 512:
+            cache.clear()
+        cache[x] = z
+    return z
+
+
+def _num(ufunc, a, x):
+    """``ufunc(a, x)`` for an array ``a`` and a Python number ``x`` (``a (op) x``)."""
+    return ufunc(a, number_array(x, a.dtype))
+
+
+def _num_into(ufunc, t, x):
+    """``ufunc(t, x)`` for a fresh temporary ``t`` (never a saved array: it is overwritten)
+    and a Python number ``x``."""
+    return _into(ufunc, t, number_array(x, t.dtype), t)
+
+
+def _rsqrt_np(x):
+    return 1 / np.sqrt(x)
 
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
@@ -469,45 +595,89 @@ def _c(t):
     return t if t._data.dtype.kind != "c" else t.conj()
 
 
-Neg = _unary("Neg", np.negative, lambda g, x, o: -g, uses=None, float_only=False)
+# NOTE: each ``np_grad`` repeats its Tensor formula's NumPy calls in order (operands in the
+# same places; ``x (op) number`` with the number as ``number_array``), in place only on
+# fresh temporaries; test_elementwise_fast_backward checks them bit for bit.
+Neg = _unary("Neg", np.negative, lambda g, x, o: -g, uses=None, float_only=False,
+             np_grad=lambda g, x, o: np.negative(g))
 # NOTE: each derivative is conjugated (``_c``) for complex data, PyTorch's convention
-Exp = _unary("Exp", np.exp, lambda g, x, o: g * _c(o), uses="out")
-Exp2 = _unary("Exp2", np.exp2, lambda g, x, o: g * _c(o) * _LN2, uses="out")
-Expm1 = _unary("Expm1", np.expm1, lambda g, x, o: g * (_c(o) + 1), uses="out")
-Log = _unary("Log", np.log, lambda g, x, o: g / _c(x))
-Log2 = _unary("Log2", np.log2, lambda g, x, o: g / (_c(x) * _LN2))
-Log10 = _unary("Log10", np.log10, lambda g, x, o: g / (_c(x) * _LN10))
-Log1p = _unary("Log1p", np.log1p, lambda g, x, o: g / (_c(x) + 1), bw="Log1PBackward0")
-Sqrt = _unary("Sqrt", np.sqrt, lambda g, x, o: g / (_c(o) * 2), uses="out")
-Rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), lambda g, x, o: g * _c(o.pow(3)) * -0.5,
-               uses="out")
-Reciprocal = _unary("Reciprocal", np.reciprocal, lambda g, x, o: -g * _c(o * o), uses="out")
-Sin = _unary("Sin", np.sin, lambda g, x, o: g * _c(x.cos()))
-Cos = _unary("Cos", np.cos, lambda g, x, o: g * -_c(x.sin()))
-Tan = _unary("Tan", np.tan, lambda g, x, o: g * _c(o * o + 1), uses="out")
-Asin = _unary("Asin", np.arcsin, lambda g, x, o: g * _c((1 - x * x).rsqrt()))
-Acos = _unary("Acos", np.arccos, lambda g, x, o: -g * _c((1 - x * x).rsqrt()))
-Atan = _unary("Atan", np.arctan, lambda g, x, o: g / _c(x * x + 1))
-Sinh = _unary("Sinh", np.sinh, lambda g, x, o: g * _c(x.cosh()))
-Cosh = _unary("Cosh", np.cosh, lambda g, x, o: g * _c(x.sinh()))
+Exp = _unary("Exp", np.exp, lambda g, x, o: g * _c(o), uses="out",
+             np_grad=lambda g, x, o: np.multiply(g, o))
+Exp2 = _unary("Exp2", np.exp2, lambda g, x, o: g * _c(o) * _LN2, uses="out",
+              np_grad=lambda g, x, o: _num_into(np.multiply, np.multiply(g, o), _LN2))
+Expm1 = _unary("Expm1", np.expm1, lambda g, x, o: g * (_c(o) + 1), uses="out",
+               np_grad=lambda g, x, o: _mul_into(g, _num(np.add, o, 1)))
+Log = _unary("Log", np.log, lambda g, x, o: g / _c(x),
+             np_grad=lambda g, x, o: np.true_divide(g, x))
+Log2 = _unary("Log2", np.log2, lambda g, x, o: g / (_c(x) * _LN2),
+              np_grad=lambda g, x, o: _div_into(g, _num(np.multiply, x, _LN2)))
+Log10 = _unary("Log10", np.log10, lambda g, x, o: g / (_c(x) * _LN10),
+               np_grad=lambda g, x, o: _div_into(g, _num(np.multiply, x, _LN10)))
+Log1p = _unary("Log1p", np.log1p, lambda g, x, o: g / (_c(x) + 1), bw="Log1PBackward0",
+               np_grad=lambda g, x, o: _div_into(g, _num(np.add, x, 1)))
+Sqrt = _unary("Sqrt", np.sqrt, lambda g, x, o: g / (_c(o) * 2), uses="out",
+              np_grad=lambda g, x, o: _div_into(g, _num(np.multiply, o, 2)))
+Rsqrt = _unary("Rsqrt", _rsqrt_np, lambda g, x, o: g * _c(o.pow(3)) * -0.5, uses="out",
+               np_grad=lambda g, x, o: _num_into(
+                   np.multiply, _mul_into(g, np.power(o, cast(3, o.dtype))), -0.5))
+Reciprocal = _unary("Reciprocal", np.reciprocal, lambda g, x, o: -g * _c(o * o), uses="out",
+                    np_grad=lambda g, x, o: _mul_into(np.negative(g), np.multiply(o, o)))
+Sin = _unary("Sin", np.sin, lambda g, x, o: g * _c(x.cos()),
+             np_grad=lambda g, x, o: _mul_into(g, np.cos(x)))
+Cos = _unary("Cos", np.cos, lambda g, x, o: g * -_c(x.sin()),
+             np_grad=lambda g, x, o: _mul_into(g, _neg_into(np.sin(x))))
+Tan = _unary("Tan", np.tan, lambda g, x, o: g * _c(o * o + 1), uses="out",
+             np_grad=lambda g, x, o: _mul_into(g, _num_into(np.add, np.multiply(o, o), 1)))
+Asin = _unary("Asin", np.arcsin, lambda g, x, o: g * _c((1 - x * x).rsqrt()),
+              np_grad=lambda g, x, o: _mul_into(g, _rsqrt_np(_one_minus_sq(x))))
+Acos = _unary("Acos", np.arccos, lambda g, x, o: -g * _c((1 - x * x).rsqrt()),
+              np_grad=lambda g, x, o: _mul_into(np.negative(g), _rsqrt_np(_one_minus_sq(x))))
+Atan = _unary("Atan", np.arctan, lambda g, x, o: g / _c(x * x + 1),
+              np_grad=lambda g, x, o: _div_into(g, _num_into(np.add, np.multiply(x, x), 1)))
+Sinh = _unary("Sinh", np.sinh, lambda g, x, o: g * _c(x.cosh()),
+              np_grad=lambda g, x, o: _mul_into(g, np.cosh(x)))
+Cosh = _unary("Cosh", np.cosh, lambda g, x, o: g * _c(x.sinh()),
+              np_grad=lambda g, x, o: _mul_into(g, np.sinh(x)))
 Tanh = _unary("Tanh", np.tanh, lambda g, x, o: tanh_backward(g, o) if _real(o) else
-              g * (1 - o * o).conj(), uses="out")
-Asinh = _unary("Asinh", np.arcsinh, lambda g, x, o: g * _c((x * x + 1).rsqrt()))
+              g * (1 - o * o).conj(), uses="out", np_grad=lambda g, x, o: _tanh_bw(g, o))
+Asinh = _unary("Asinh", np.arcsinh, lambda g, x, o: g * _c((x * x + 1).rsqrt()),
+               np_grad=lambda g, x, o: _mul_into(
+                   g, _rsqrt_np(_num_into(np.add, np.multiply(x, x), 1))))
 # NOTE: sqrt(x*y) == sqrt(x)*sqrt(y) only for real x, y > 0 (PyTorch splits it for complex)
 Acosh = _unary("Acosh", np.arccosh, lambda g, x, o: g * (x * x - 1).rsqrt() if _real(x) else
-               g * ((x + 1).rsqrt() * (x - 1).rsqrt()).conj())
-Atanh = _unary("Atanh", np.arctanh, lambda g, x, o: g / _c(1 - x * x))
+               g * ((x + 1).rsqrt() * (x - 1).rsqrt()).conj(),
+               np_grad=lambda g, x, o: _mul_into(
+                   g, _rsqrt_np(_num_into(np.subtract, np.multiply(x, x), 1))))
+Atanh = _unary("Atanh", np.arctanh, lambda g, x, o: g / _c(1 - x * x),
+               np_grad=lambda g, x, o: _div_into(g, _one_minus_sq(x)))
 Sigmoid = _unary("Sigmoid", lambda x: _sigmoid(x), lambda g, x, o: sigmoid_backward(g, o)
-                 if _real(o) else g * (o * (1 - o)).conj(), uses="out")
+                 if _real(o) else g * (o * (1 - o)).conj(), uses="out",
+                 np_grad=lambda g, x, o: _sigmoid_bw(g, o))
+
+
+def _div_into(g, t):
+    """``g / t``, written into ``t`` (a fresh temporary) when the shapes allow."""
+    return _into(np.true_divide, g, t, t)
+
+
+def _neg_into(t):
+    """``-t`` for a fresh temporary ``t``, in place where it is an array."""
+    return np.negative(t, out=t) if type(t) is _ndarray else np.negative(t)
+
+
+def _one_minus_sq(x):
+    """``1 - x * x`` as the Tensor ops compute it (``number - tensor``: ``_fast_rsub``)."""
+    t = np.multiply(x, x)
+    return _into(np.subtract, number_array(1, t.dtype), t, t)
 
 
 def _tanh_bw(g, y):
     # NOTE: a 0-d one (NumPy is faster so than with a Python 1); in place on a temporary
-    return _mul_into(g, np.subtract(scalar_array(1, y.dtype), np.multiply(y, y)))
+    return _mul_into(g, np.subtract(number_array(1, y.dtype), np.multiply(y, y)))
 
 
 def _sigmoid_bw(g, y):
-    return _mul_into(g, np.multiply(np.subtract(scalar_array(1, y.dtype), y), y))
+    return _mul_into(g, np.multiply(np.subtract(number_array(1, y.dtype), y), y))
 
 
 class TanhBackward(BuiltinFunction):
@@ -578,12 +748,17 @@ def _mul_into(g, t):
     if type(t) is _ndarray and g.shape == t.shape:
         return np.multiply(g, t, out=t)
     return np.multiply(g, t)
-Abs = _unary("Abs", np.abs, lambda g, x, o: g * x.sgn(), float_only=False)
+
+
+Abs = _unary("Abs", np.abs, lambda g, x, o: g * x.sgn(), float_only=False,
+             np_grad=lambda g, x, o: _mul_into(g, _sign(x)))
 Relu = _unary("Relu", lambda x: np.maximum(x, 0), lambda g, x, o: g * (o > 0).to(g.dtype),
-              uses="out", float_only=False)
+              uses="out", float_only=False,
+              np_grad=lambda g, x, o: _mul_into(g, np.greater(o, 0).astype(g.dtype)))
 Square = _unary("Square", lambda x: np.square(x.astype(np.int64) if x.dtype.kind == "b" else x),
                 lambda g, x, o: g * _c(x) * 2, bw="PowBackward0",
-                float_only=False)
+                float_only=False,
+                np_grad=lambda g, x, o: _num_into(np.multiply, np.multiply(g, x), 2))
 
 
 def _zero_grad_op(name, np_fn):
@@ -926,9 +1101,6 @@ def fmax(input, other, *, out=None):
 def fmin(input, other, *, out=None):
     res = minimum(input, other)
     return _out(out, where(isnan(input), other, where(isnan(other), input, res)))
-
-
-_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 def _unary_fn(cls, name):
