@@ -162,12 +162,14 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
             # node with metadata may carry an instance-level _backward (anomaly mode wraps it
             # so), which must run instead. _check_grads's first check is inlined too.
             outs = node._forward_cls._backward_fn(node, g)
+            gi = None  # the first input's gradient, once known to need no check
             if type(outs) is Tensor:
                 meta = node._in_meta
                 d = outs._data
                 if len(meta) == 1 and node.needs_input_grad[0] and meta[0] is not None and \
                         d.shape == meta[0][0] and d.dtype is meta[0][1].np:
-                    outs = (outs,)
+                    gi = outs
+                    outs = None  # (gi,), built below unless the chain shortcut takes gi
                 else:
                     outs = check(node, outs)
             elif type(outs) is tuple and len(outs) == 2 and outs[1] is None and \
@@ -175,28 +177,31 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
                 # ``tensor (op) number``: a fine first gradient needs no check either
                 meta = node._in_meta
                 d = outs[0]._data
-                if not (len(meta) == 2 and meta[1] is not None and node.needs_input_grad[0]
-                        and meta[0] is not None and d.shape == meta[0][0] and
-                        d.dtype is meta[0][1].np):
+                if len(meta) == 2 and meta[1] is not None and node.needs_input_grad[0] and \
+                        meta[0] is not None and d.shape == meta[0][0] and \
+                        d.dtype is meta[0][1].np:
+                    gi = outs[0]
+                else:
                     outs = check(node, outs)
             else:
                 outs = check(node, outs)
             if not retain_graph and node._saved:
                 node._saved = freed
-            nf = node.next_functions
-            if (len(nf) == 1 or len(nf) == 2 and nf[1][0] is None) and not heap and \
-                    needed is None:
-                # NOTE: a link of a chain (one edge to follow, nothing else waiting): when it
-                # makes its child ready with that child's only gradient, run the child next
-                # with it directly (what the loop below does, less its bookkeeping)
-                child, nr = nf[0]
-                gi = outs[0] if outs else None
-                if child is not None and gi is not None and deps[child] == 1:
-                    meta = child._out_meta
-                    if meta is not None and len(meta) == 1 and child not in buffers:
-                        deps[child] = 0
-                        node, g = child, gi
-                        continue
+            if gi is not None:
+                nf = node.next_functions
+                if (len(nf) == 1 or nf[1][0] is None) and not heap and needed is None:
+                    # NOTE: a link of a chain (one edge to follow, nothing else waiting):
+                    # when it makes its child ready with that child's only gradient, run
+                    # the child next with it directly (the loop below, less its bookkeeping)
+                    child = nf[0][0]
+                    if child is not None and deps[child] == 1:
+                        meta = child._out_meta
+                        if meta is not None and len(meta) == 1 and child not in buffers:
+                            deps[child] = 0
+                            node, g = child, gi
+                            continue
+                if outs is None:
+                    outs = (gi,)
         else:
             if grads is None:
                 grads = [g]
