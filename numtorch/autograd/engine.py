@@ -37,16 +37,28 @@ def _discover(roots):
     stack = [n for n in roots if n is not None]
     seen = set(stack)  # the roots; every other node seen is a key of deps
     get = deps.get
+    push = stack.append
     while stack:
-        node = stack.pop()
-        for child, _ in node.next_functions:
+        nf = stack.pop().next_functions
+        if len(nf) == 1:  # NOTE: the common one-input node, unrolled
+            child = nf[0][0]
+            if child is not None:
+                n = get(child)
+                if n is None:
+                    deps[child] = 1
+                    if child not in seen:
+                        push(child)
+                else:
+                    deps[child] = n + 1
+            continue
+        for child, _ in nf:
             if child is None:
                 continue
             n = get(child)
             if n is None:
                 deps[child] = 1
                 if child not in seen:
-                    stack.append(child)
+                    push(child)
             else:
                 deps[child] = n + 1
     return deps
