@@ -691,18 +691,19 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 
 
 def _nll_shapes(input, target):
-    if input.dim() < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
-    if input.dim() == 1:
-        if target.dim() != 0:
+    xs, ts = input._data.shape, target._data.shape
+    if len(xs) < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {len(xs)})")
+    if len(xs) == 1:
+        if len(ts) != 0:
             raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported")
         return input.unsqueeze(0), target.unsqueeze(0), True
-    if input.size(0) != target.size(0):
-        raise ValueError(f"Expected input batch_size ({input.size(0)}) to match target "
+    if len(ts) == 0 or xs[0] != ts[0]:
+        raise ValueError(f"Expected input batch_size ({xs[0]}) to match target "
                          f"batch_size ({target.size(0)}).")
-    if input.dim() > 2 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
-        raise RuntimeError(f"size mismatch (got input: {_dims(input.shape)} , target: "
-                           f"{_dims(target.shape)}")
+    if len(xs) > 2 and ts[1:] != xs[2:]:
+        raise RuntimeError(f"size mismatch (got input: {_dims(xs)} , target: "
+                           f"{_dims(ts)}")
     return input, target, False
 
 
@@ -711,13 +712,19 @@ def _dims(shape):
 
 
 def _check_targets(target, n_classes, ignore_index):
+    """Check class-index targets; True when all are classes (none is ``ignore_index``)."""
     t = target._data
-    if target._data.dtype.kind not in "iu":
+    if t.dtype.kind not in "iu":
         raise RuntimeError(f"expected scalar type Long but found {target.dtype.name.capitalize()}"
                            .replace("Float32", "Float").replace("Float64", "Double"))
+    # NOTE: seen as unsigned, a negative target is huge: one max checks both bounds (plain
+    # arrays only: under vmap the general check below runs)
+    if type(t) is np.ndarray and t.size and t.view(f"u{t.itemsize}").max() < n_classes:
+        return not 0 <= ignore_index < n_classes or not (t == ignore_index).any()
     bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
     if bad.any():
         raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+    return False
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -729,12 +736,14 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """
     reduction = _reduction(reduction, size_average, reduce)
     x, t, unbatched = _nll_shapes(input, target)
-    _check_targets(t, x.shape[1], ignore_index)
+    all_classes = _check_targets(t, x.shape[1], ignore_index)
     if weight is not None and weight.numel() != x.shape[1]:
         raise RuntimeError(f"weight tensor should be defined either for all {x.shape[1]} "
                            f"classes or no classes but got weight tensor of shape: "
                            f"{_dims(weight.shape)}")
     op = LS.NllLoss2d if x.dim() >= 3 else LS.NllLoss
+    if all_classes and op is LS.NllLoss and LS.plain_arrays():
+        op = LS.NllLossAllClasses
     w = None if weight is None else weight.detach()
     out = op.apply(x, t.to(D.int64), w, reduction, ignore_index)
     return out.squeeze(0) if unbatched and reduction == "none" else out

@@ -14,7 +14,9 @@ tensor(5., grad_fn=<MseLossBackward0>)
 import numpy as np
 
 from .._tensor import Tensor
+from . import _base
 from ._base import BuiltinFunction
+from .reduction import plain_backward as _plain_backward
 
 _make = Tensor._make
 _EPSILON = 1e-12
@@ -34,6 +36,12 @@ def _scale(g, reduction, numel):
     if reduction == "mean":
         return g / numel
     return g
+
+
+def plain_arrays():
+    """Whether no functorch transform interposes on ops (their rules know NllLoss, not the
+    NllLossAllClasses fast path)."""
+    return _base._interpose is None
 
 
 def _const(array):
@@ -206,18 +214,21 @@ class NllLoss(BuiltinFunction):
     """loss_i = -w[t_i] x[i, t_i] (0 where t_i == ignore_index); mean divides by sum(w[t_i]).
     dx[i, t_i] = -w[t_i] * g (/ total weight)."""
     _backward_name = "NllLossBackward0"
+    _all_classes = False  # NllLossAllClasses: the caller checked no target is ignored
 
-    @staticmethod
-    def forward(ctx, x, t, w, reduction, ignore_index):
+    @classmethod
+    def forward(cls, ctx, x, t, w, reduction, ignore_index):
         # x: (N, C, *d) and t: (N, *d) here; the functional layer reshapes other forms
+        ctx.save_for_backward(t)
+        ctx.reduction, ctx.shape = reduction, x.shape
+        if cls._all_classes and w is None and x.ndim == 2 and t.size:
+            return _nll_plain(ctx, x, t, reduction)
         valid = t != ignore_index
         safe_t = np.where(valid, t, 0)
         wt = (w[safe_t] if w is not None else np.ones(t.shape, x.dtype)) * valid
         wt = wt.astype(x.dtype)
         picked = np.take_along_axis(x, safe_t[:, None], 1)[:, 0]
         loss = -picked * wt
-        ctx.save_for_backward(t)
-        ctx.reduction, ctx.shape = reduction, x.shape
         ctx.coef = -wt
         if reduction == "none":
             return loss
@@ -230,12 +241,43 @@ class NllLoss(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         (t,) = ctx.saved_tensors
-        coef = _const(ctx.coef.astype(g._data.dtype))
-        src = (coef * g).unsqueeze(1)
-        safe_t = _const(np.where(ctx.coef != 0, t._data, 0)[:, None])
+        coef = ctx.coef
+        if coef is None:  # the plain case: every target's coefficient is one number
+            n = t._data.shape[0]
+            c = ctx.xdtype.type(-1)
+            c = c / ctx.xdtype.type(n) if ctx.reduction == "mean" else c
+            if _plain_backward():
+                # NOTE: first order on arrays; the same product c * g as the formula below
+                gx = np.zeros(ctx.shape, g._data.dtype)
+                gx[np.arange(n), t._data] = np.multiply(c.astype(g._data.dtype), g._data)
+                return _make(gx, None, False), None, None, None, None
+            coef = np.full(n, c, ctx.xdtype)
+        src = (_const(coef.astype(g._data.dtype)) * g).unsqueeze(1)
+        safe_t = _const(np.where(coef != 0, t._data, 0)[:, None])
         from .._creation import zeros
         gx = zeros(ctx.shape, dtype=g.dtype).scatter(1, safe_t, src)
         return gx, None, None, None, None
+
+
+def _nll_plain(ctx, x, t, reduction):
+    """NllLoss forward without weights or ignored targets, (N, C) input: -x[i, t_i]."""
+    n = t.shape[0]
+    ctx.coef, ctx.xdtype = None, x.dtype
+    loss = x[np.arange(n), t]
+    loss = np.negative(loss, out=loss)
+    if reduction == "none":
+        return loss
+    total = loss.sum(dtype=x.dtype)
+    # NOTE: the total weight is n ones summed in x's dtype: exactly n (as the general path)
+    return np.asarray(total / x.dtype.type(n) if reduction == "mean" else total)
+
+
+class NllLossAllClasses(NllLoss):
+    """NllLoss whose targets the caller has checked are all class indices (none equals
+    ignore_index): unweighted (N, C) input is then one gather. Only used outside functorch
+    transforms, whose batching rules know NllLoss itself."""
+    _backward_name = "NllLossBackward0"
+    _all_classes = True
 
 
 class NllLoss2d(NllLoss):

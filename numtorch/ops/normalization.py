@@ -17,6 +17,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
 from ..autograd.function import once_differentiable
 from ._base import BuiltinFunction
+from .reduction import plain_backward as _plain_backward
 
 _make = Tensor._make
 
@@ -33,6 +34,15 @@ def moments(x, axes):
     d = x.astype(acc) - mean.astype(acc)
     var = (d * d).sum(axis=axes, keepdims=True) / max(n, 1)
     return mean, var, n
+
+
+def _row_moments(x, axes):
+    """``moments`` for float x over trailing ``axes``: one double copy of x, reused."""
+    n = max(int(np.prod([x.shape[a] for a in axes], dtype=np.int64)), 1)
+    d = x.astype(np.float64)
+    mean = (d.sum(axis=axes, keepdims=True) / n).astype(x.dtype)
+    d = np.subtract(d, mean.astype(np.float64), out=d)
+    return mean, np.multiply(d, d, out=d).sum(axis=axes, keepdims=True) / n
 
 
 def _affine(x, mean, invstd, w, b):
@@ -121,26 +131,59 @@ class NativeLayerNorm(BuiltinFunction):
     @staticmethod
     def forward(ctx, x, w, b, k, eps):
         axes = tuple(range(x.ndim - k, x.ndim))
-        mean, var, _ = moments(x, axes)
+        mean, var = _row_moments(x, axes) if x.dtype.kind == "f" else moments(x, axes)[:2]
         rstd = (1.0 / np.sqrt(var + eps)).astype(x.dtype)
         ctx.save_for_backward(x, w)
         ctx.stats, ctx.eps, ctx.axes = (mean, rstd), eps, axes
-        out = x * rstd + (-rstd * mean)
+        out = np.multiply(x, rstd)
+        out = np.add(out, -rstd * mean, out=out) if out.dtype == x.dtype else out - rstd * mean
+        # NOTE: in place only where the result dtype stays; a wider w or b widens, as before
         if w is not None:
-            out = out * w
+            out = np.multiply(out, w, out=out) if w.dtype == out.dtype else out * w
         if b is not None:
-            out = out + b
+            out = np.add(out, b, out=out) if b.dtype == out.dtype else out + b
         return out
 
     @staticmethod
     def backward(ctx, g):
         x, w = ctx.saved_tensors
         nx, nw, nb = ctx.needs_input_grad[:3]
-        gx, xhat = norm_grads(g, x, ctx.axes, ctx.eps, ctx.stats, w)
         lead = tuple(range(x.ndim - len(ctx.axes)))
+        dt = x._data.dtype
+        if _plain_backward() and g._data.dtype == dt and (w is None or w._data.dtype == dt):
+            return _layer_norm_grads_arrays(ctx, g._data, x._data, w, lead)
+        gx, xhat = norm_grads(g, x, ctx.axes, ctx.eps, ctx.stats, w)
         gw = (g * xhat).sum(lead) if nw and lead else ((g * xhat) if nw else None)
         gb = (g.sum(lead) if lead else g) if nb else None
         return (gx if nx else None), gw, gb, None, None
+
+
+def _norm_grads_arrays(g, x, axes, stats, w):
+    """``norm_grads`` on arrays, for a first-order backward: the same ufuncs in the same
+    order (so the same bits), with fewer temporaries and no graph bookkeeping."""
+    mean, invstd = stats
+    xhat = np.subtract(x, mean)
+    xhat = np.multiply(xhat, invstd, out=xhat)
+    gh = g if w is None else np.multiply(g, w)
+    a = np.mean(gh, axis=axes, keepdims=True, dtype=gh.dtype)
+    t = np.multiply(gh, xhat)
+    b = np.mean(t, axis=axes, keepdims=True, dtype=t.dtype)
+    gx = np.subtract(gh, a)
+    gx = np.subtract(gx, np.multiply(xhat, b, out=t), out=gx)
+    return np.multiply(gx, invstd, out=gx), xhat
+
+
+def _layer_norm_grads_arrays(ctx, g, x, w, lead):
+    """NativeLayerNorm's first-order gradients (x, w, b) computed on arrays."""
+    nx, nw, nb = ctx.needs_input_grad[:3]
+    gx, xhat = _norm_grads_arrays(g, x, ctx.axes, ctx.stats, None if w is None else w._data)
+    gw = gb = None
+    if nw:
+        gw = np.multiply(g, xhat, out=xhat)
+        gw = _make(np.sum(gw, axis=lead) if lead else gw, None, False)
+    if nb:
+        gb = _make(np.sum(g, axis=lead) if lead else g, None, False)
+    return (_make(gx, None, False) if nx else None), gw, gb, None, None
 
 
 class NativeGroupNorm(BuiltinFunction):

@@ -9,11 +9,14 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from ..autograd.grad_mode import STATE
+from . import _base
 from ._base import BuiltinFunction
 from ._util import wrap_dim, wrap_dims, as_array
 from . import return_types
 
 _ndarray = np.ndarray
+_max, _sum = np.maximum.reduce, np.add.reduce  # no np.max/np.sum wrapper per call
 _make = Tensor._make
 
 
@@ -51,6 +54,12 @@ def _sum_dtype(npdt, dtype):
     if dtype is not None:
         return D.to_dtype(dtype).np
     return np.dtype(np.int64) if npdt.kind in "biu" else npdt
+
+
+def plain_backward():
+    """Whether a backward may run on raw arrays: first order (no create_graph), and no
+    functorch transform interposed (forward AD or vmap over it needs the Tensor ops)."""
+    return not STATE.enabled and _base._interpose is None
 
 
 class Sum(BuiltinFunction):
@@ -623,14 +632,31 @@ def logsumexp(input, dim, keepdim=False):
     return Logsumexp.apply(input, _dims_arg(dim, input.ndim), keepdim)
 
 
+def _softmax_array(x, dim):
+    """exp(x - max) / sum(exp(x - max)) for an array of 1 or more dims."""
+    if not x.size:
+        return x.copy()
+    # three fresh-array passes instead of five: exp and divide run in place
+    e = np.subtract(x, _max(x, dim, keepdims=True))
+    return np.divide(np.exp(e, out=e), _sum(e, axis=dim, keepdims=True), out=e)
+
+
+def _log_softmax_array(x, dim):
+    """(x - max) - log(sum(exp(x - max))) for an array of 1 or more dims."""
+    if not x.size:
+        return x.copy()
+    shifted = np.subtract(x, _max(x, dim, keepdims=True))
+    s = _sum(np.exp(shifted), axis=dim, keepdims=True)
+    return np.subtract(shifted, np.log(s, out=s), out=shifted)
+
+
 class Softmax(BuiltinFunction):
     """out = exp(x) / sum(exp(x));  dx = out * (g - sum(g * out))."""
     _backward_name = "SoftmaxBackward0"
 
     @staticmethod
     def forward(ctx, x, dim):
-        e = np.exp(x - np.max(x, axis=dim, keepdims=True)) if x.size else x.copy()
-        out = e / np.sum(e, axis=dim, keepdims=True)
+        out = _softmax_array(x, dim) if x.ndim else _softmax_array(x.reshape(1), 0).reshape(())
         ctx.save_for_backward(out)
         ctx.dim = dim
         return out
@@ -638,6 +664,13 @@ class Softmax(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         (out,) = ctx.saved_tensors
+        if plain_backward() and out._data.ndim:
+            # NOTE: first-order backward on arrays, the same ufuncs as the Tensor formula
+            # below (so the same bits); create_graph (or 0-d) takes the Tensor formula.
+            o, ga = out._data, g._data
+            s = _sum(np.multiply(ga, o), axis=ctx.dim, keepdims=True)
+            d = np.subtract(ga, s)
+            return _make(np.multiply(o, d, out=d), None, False), None
         return out * (g - (g * out).sum(ctx.dim, keepdim=True)), None
 
 
@@ -647,9 +680,8 @@ class LogSoftmax(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, x, dim):
-        m = np.max(x, axis=dim, keepdims=True) if x.size else 0
-        shifted = x - m
-        out = shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+        out = _log_softmax_array(x, dim) if x.ndim else \
+            _log_softmax_array(x.reshape(1), 0).reshape(())
         ctx.save_for_backward(out)
         ctx.dim = dim
         return out
@@ -657,6 +689,12 @@ class LogSoftmax(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         (out,) = ctx.saved_tensors
+        if plain_backward() and out._data.ndim:
+            # NOTE: as Softmax.backward: arrays for first order, same ufuncs and bits
+            ga = g._data
+            e = np.exp(out._data)
+            e = np.multiply(e, _sum(ga, axis=ctx.dim, keepdims=True), out=e)
+            return _make(np.subtract(ga, e, out=e), None, False), None
         return g - out.exp() * g.sum(ctx.dim, keepdim=True), None
 
 

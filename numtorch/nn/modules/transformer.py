@@ -16,6 +16,7 @@ import warnings
 
 from ... import _dtype as D
 from .. import functional as F
+from ...ops.linalg import MatmulND
 from .. import init
 from ._factory import new_param
 from .container import ModuleList
@@ -45,14 +46,22 @@ def _canonical_mask(mask, name, target_dtype):
 
 
 def _project(query, key, value, mha):
-    """q, k, v projections (packed in_proj_weight or separate weights)."""
-    e = query.size(-1)
+    """q, k, v projections: packed weights take one matmul for self-attention and one for
+    a shared key/value (as PyTorch's ``_in_projection_packed``), else one each."""
     b = mha.in_proj_bias
-    bq, bk, bv = (None, None, None) if b is None else b.chunk(3)
     if mha._qkv_same_embed_dim:
-        wq, wk, wv = mha.in_proj_weight.chunk(3)
+        w = mha.in_proj_weight
+        if query is key and key is value:
+            return F.linear(query, w, b).chunk(3, -1)
+        if key is value:
+            e = mha.embed_dim
+            bq, bkv = (None, None) if b is None else b.split([e, 2 * e])
+            wq, wkv = w.split([e, 2 * e])
+            return (F.linear(query, wq, bq),) + F.linear(key, wkv, bkv).chunk(2, -1)
+        wq, wk, wv = w.chunk(3)
     else:
         wq, wk, wv = mha.q_proj_weight, mha.k_proj_weight, mha.v_proj_weight
+    bq, bk, bv = (None, None, None) if b is None else b.chunk(3)
     return F.linear(query, wq, bq), F.linear(key, wk, bk), F.linear(value, wv, bv)
 
 
@@ -72,8 +81,20 @@ def _attn_mask(attn_mask, tgt, src, bsz, heads):
     raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
 
 
+def _plain_keys(mha):
+    """Whether keys and values are just the projections (no extra rows, no static ones)."""
+    return mha.bias_k is None and not mha.add_zero_attn and \
+        getattr(mha, "static_k", None) is None and getattr(mha, "static_v", None) is None
+
+
+def _split_heads(t, bsz, heads, head_dim):
+    """(L, B, E) -> (B, H, L, hd), a view (the batched matmuls take its strides as they are)."""
+    return t.unflatten(-1, (heads, head_dim)).permute(1, 2, 0, 3)
+
+
 def _extend_keys(k, v, mask, kpm, mha, bsz, heads, head_dim):
-    """bias_k/bias_v rows and the zero-attention slot (add_zero_attn), masks padded along."""
+    """bias_k/bias_v rows and the zero-attention slot (add_zero_attn), masks padded along;
+    k, v come back as (B, H, S, hd)."""
     from ... import cat, zeros
     if mha.bias_k is not None:
         k = cat([k, mha.bias_k.repeat(1, bsz, 1)])
@@ -90,19 +111,23 @@ def _extend_keys(k, v, mask, kpm, mha, bsz, heads, head_dim):
         k, v = cat([k, z], 1), cat([v, z], 1)
         mask = None if mask is None else F.pad(mask, (0, 1))
         kpm = None if kpm is None else F.pad(kpm, (0, 1))
+    k = k.reshape(bsz, heads, k.shape[1], head_dim)
+    v = v.reshape(bsz, heads, v.shape[1], head_dim)
     return k, v, mask, kpm
 
 
-def multi_head_attention(mha, query, key, value, key_padding_mask, need_weights, attn_mask,
-                         average_attn_weights, is_causal):
-    """Sequence-first multi-head attention of ``mha`` (PyTorch's reference computation)."""
-    batched = query.dim() == 3
-    if not batched:
-        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
-        if key_padding_mask is not None:
-            key_padding_mask = key_padding_mask.unsqueeze(0)
-    tgt, bsz, e = query.shape
-    heads, head_dim = mha.num_heads, mha.head_dim
+def _merged_mask(mask, kpm, bsz, heads, src):
+    """attn_mask ((1 or B*H), T, S) plus key_padding_mask (B, S), shaped to broadcast over
+    the (B, H, T, S) scores."""
+    if mask is not None and mask.shape[0] != 1:
+        mask = mask.view(bsz, heads, mask.shape[1], src)
+    if kpm is None:
+        return mask
+    kpm = kpm.view(bsz, 1, 1, src)
+    return kpm if mask is None else mask + kpm
+
+
+def _check_attention(mha, query, key_padding_mask, attn_mask, is_causal):
     if is_causal and attn_mask is None:
         raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
                            "Transformer module method `generate_square_subsequent_mask` to "
@@ -110,36 +135,75 @@ def multi_head_attention(mha, query, key, value, key_padding_mask, need_weights,
     if key_padding_mask is not None and attn_mask is not None and \
             key_padding_mask.dtype != attn_mask.dtype:
         warnings.warn("Support for mismatched key_padding_mask and attn_mask is deprecated. Use "
-                      "same type for both instead.", stacklevel=4)
+                      "same type for both instead.", stacklevel=5)
+    if query.shape[-1] != mha.embed_dim:
+        raise AssertionError(f"was expecting embedding dimension of {mha.embed_dim}, but got "
+                             f"{query.shape[-1]}")
+
+
+def _unbatched(query, key, value, key_padding_mask):
+    if key_padding_mask is not None:
+        key_padding_mask = key_padding_mask.unsqueeze(0)
+    if key is query and value is query:  # keep self-attention recognisable
+        query = key = value = query.unsqueeze(1)
+        return query, key, value, key_padding_mask
+    return query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1), key_padding_mask
+
+
+def multi_head_attention(mha, query, key, value, key_padding_mask, need_weights, attn_mask,
+                         average_attn_weights, is_causal, batch_first=False):
+    """Multi-head attention of ``mha`` (PyTorch's reference computation), sequence-first
+    unless ``batch_first`` (which, as in PyTorch, unbatched inputs ignore).
+
+    Heads are (B, H, L, hd) views of the projections: the score and value products are
+    batched matmuls over (B, H) that read those strides, so no head is copied out. Batch-first
+    inputs are projected as they are laid out (no transposed copy).
+    """
+    batched = query.dim() == 3
+    if not batched:
+        query, key, value, key_padding_mask = _unbatched(query, key, value, key_padding_mask)
+    bf = batch_first and batched
+    tgt, bsz, e = (query.shape[1], query.shape[0], query.shape[2]) if bf else query.shape
+    heads, head_dim = mha.num_heads, mha.head_dim
+    _check_attention(mha, query, key_padding_mask, attn_mask, is_causal)
     kpm = _canonical_mask(key_padding_mask, "key_padding_mask", query.dtype)
     mask = _canonical_mask(attn_mask, "attn_mask", query.dtype)
-    if e != mha.embed_dim:
-        raise AssertionError(f"was expecting embedding dimension of {mha.embed_dim}, but got "
-                             f"{e}")
     q, k, v = _project(query, key, value, mha)
-    mask = _attn_mask(mask, tgt, key.shape[0], bsz, heads)
-    k, v, mask, kpm = _extend_keys(k, v, mask, kpm, mha, bsz, heads, head_dim)
-    q = q.reshape(tgt, bsz * heads, head_dim).transpose(0, 1)
-    src = k.size(1)
-    if kpm is not None:
-        kpm = kpm.view(bsz, 1, 1, src).expand(-1, heads, -1, -1).reshape(bsz * heads, 1, src)
-        mask = kpm if mask is None else mask + kpm
-    scores = (q * math.sqrt(1.0 / float(head_dim))) @ k.transpose(-2, -1)
+    if bf:
+        q, k, v = q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1)
+    mask = _attn_mask(mask, tgt, k.shape[0], bsz, heads)
+    if _plain_keys(mha):
+        k, v = _split_heads(k, bsz, heads, head_dim), _split_heads(v, bsz, heads, head_dim)
+    else:
+        k, v, mask, kpm = _extend_keys(k, v, mask, kpm, mha, bsz, heads, head_dim)
+    mask = _merged_mask(mask, kpm, bsz, heads, k.shape[2])
+    q = _split_heads(q, bsz, heads, head_dim) * math.sqrt(1.0 / float(head_dim))
+    scores = MatmulND.apply(q, k.transpose(-2, -1))
     if mask is not None:
         scores = scores + mask
     weights = F.softmax(scores, -1)
     if mha.dropout > 0.0 and mha.training:
         weights = F.dropout(weights, mha.dropout)
-    out = (weights @ v).transpose(0, 1).reshape(tgt * bsz, e)
-    out = F.linear(out, mha.out_proj.weight, mha.out_proj.bias).view(tgt, bsz, -1)
+    out = _output_projection(mha, MatmulND.apply(weights, v), bf)
     if not need_weights:
         return (out if batched else out.squeeze(1)), None
-    weights = weights.view(bsz, heads, tgt, src)
     if average_attn_weights:
         weights = weights.mean(dim=1)
     if not batched:
         return out.squeeze(1), weights.squeeze(0)
     return out, weights
+
+
+def _output_projection(mha, heads_out, batch_first):
+    """(B, H, T, hd) -> out_proj of the joined heads, (T, B, E) or its (B, T, E) view.
+
+    NOTE: batch-first output stays a transposed view of a (T, B, E) array, as PyTorch's:
+    a following dropout draws its mask in memory order, so the layout decides the numbers.
+    """
+    b, h, t, d = heads_out.shape
+    out = heads_out.permute(2, 0, 1, 3).reshape(t * b, h * d)
+    out = F.linear(out, mha.out_proj.weight, mha.out_proj.bias).view(t, b, -1)
+    return out.transpose(0, 1) if batch_first else out
 
 
 class MultiheadAttention(Module):
@@ -208,14 +272,9 @@ class MultiheadAttention(Module):
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
-        if query.dim() == 3 and self.batch_first:
-            query, key, value = (x.transpose(1, 0) for x in (query, key, value))
-        out, weights = multi_head_attention(self, query, key, value, key_padding_mask,
-                                            need_weights, attn_mask, average_attn_weights,
-                                            is_causal)
-        if self.batch_first and query.dim() == 3:
-            out = out.transpose(1, 0)
-        return out, weights
+        return multi_head_attention(self, query, key, value, key_padding_mask, need_weights,
+                                    attn_mask, average_attn_weights, is_causal,
+                                    self.batch_first)
 
 
 def _activation(activation):
