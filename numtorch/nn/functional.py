@@ -1473,7 +1473,8 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     kernel = tuple(weight.shape[2:])
     size = tuple((n - 1) * s - 2 * p + d * (k - 1) + op + 1 for n, s, p, d, k, op in
                  zip(x.shape[2:], stride, padding, dilation, kernel, output_padding))
-    geom = ConvGeom(size, kernel, stride, tuple((p, p) for p in padding), dilation, groups)
+    geom = ConvGeom(size, kernel, stride, tuple((p, p) for p in padding), dilation, groups,
+                    out=x.shape[2:])
     out = ConvTranspose.apply(x, weight, bias, geom)
     return out.squeeze(0) if unbatched else out
 

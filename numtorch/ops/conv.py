@@ -35,16 +35,22 @@ class ConvGeom:
         stride, dilation: per spatial dim.
         pad: per spatial dim, (low, high) zero padding.
         groups: channel groups.
+        out: the output size L when it is not the one the sizes imply: a transposed
+            convolution's input, whose ``output_padding`` (which may reach the stride when
+            the dilation is larger) leaves room for more windows than it has positions.
     """
 
-    __slots__ = ("in_size", "kernel", "stride", "pad", "dilation", "groups")
+    __slots__ = ("in_size", "kernel", "stride", "pad", "dilation", "groups", "out")
 
-    def __init__(self, in_size, kernel, stride, pad, dilation, groups):
+    def __init__(self, in_size, kernel, stride, pad, dilation, groups, out=None):
         self.in_size, self.kernel, self.stride = tuple(in_size), tuple(kernel), tuple(stride)
         self.pad, self.dilation, self.groups = tuple(pad), tuple(dilation), groups
+        self.out = None if out is None else tuple(out)
 
     def out_size(self):
         """The spatial size L of the convolution's output."""
+        if self.out is not None:
+            return self.out
         return tuple((s + lo + hi - d * (k - 1) - 1) // st + 1 for s, k, st, (lo, hi), d in
                      zip(self.in_size, self.kernel, self.stride, self.pad, self.dilation))
 

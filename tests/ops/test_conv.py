@@ -44,6 +44,13 @@ CONV = [
     ("conv_transpose2d", [a(2, 4, 3, 3), a(4, 3, 3, 3), a(3)], {"stride": 2, "padding": 1,
                                                                 "output_padding": 1}),
     ("conv_transpose1d", [a(2, 4, 5), a(4, 1, 3)], {"groups": 4, "dilation": 2}),
+    # output_padding reaching the stride (allowed when the dilation is larger): the padded
+    # output has room for one more window than the input has positions
+    ("conv_transpose2d", [a(2, 2, 4, 4), a(2, 2, 4, 5), a(4)],
+     {"stride": (3, 2), "padding": (1, 2), "output_padding": (2, 3), "groups": 2,
+      "dilation": (4, 4)}),
+    ("conv_transpose3d", [a(1, 2, 3, 3, 3), a(2, 1, 2, 2, 2)], {"dilation": 3,
+                                                              "output_padding": 2}),
 ]
 
 
