@@ -139,24 +139,52 @@ def _fma32(a, b, c, out=None):
     sum again to float32 is exact unless it landed precisely on a float32 midpoint; there
     the sign of the sum's rounding error decides (found with Knuth's TwoSum). ``out``, a
     float32 array of the result's shape, receives the result (it may be ``c`` itself).
+
+    >>> one = np.float32(1 + 2.0 ** -12)
+    >>> float(_fma32(one, one, np.float32(-(1 + 2.0 ** -11)))) == 2.0 ** -24
+    True
     """
-    s = np.asarray(np.multiply(np.asarray(a, _F64), np.asarray(b, _F64)))
-    if s.shape == np.shape(c):
-        np.add(s, c, out=s)
+    s = _mul64(a, b)
+    c64 = np.asarray(c, _F64)
+    if c64.shape == s.shape or c64.ndim == 0:
+        np.add(s, c64, out=s)
     else:
-        s = np.asarray(s + np.asarray(c, _F64))
+        s = s + c64
     # NOTE: a float32 midpoint has its 29 dropped bits = 100...0: shifted to the top of an
     # int64 that is exactly INT64_MIN, so one min() finds whether any sum is a tie
     top = np.left_shift(s.view(np.int64), 35)
     if s.size and top.min() == _I64_MIN:
-        tie = top == _I64_MIN
-        p = np.broadcast_to(np.multiply(np.asarray(a, _F64), np.asarray(b, _F64)), s.shape)
-        st, err = _two_sum(p[tie], np.broadcast_to(np.asarray(c, _F64), s.shape)[tie])
-        s[tie] = np.where(err != 0, np.nextafter(st, np.where(err > 0, np.inf, -np.inf)), st)
+        _round_ties(s, np.flatnonzero(top == _I64_MIN), a, b, c64)
     if out is None:
         return s.astype(_F32)
     np.copyto(out, s, casting="same_kind")
     return out
+
+
+def _round_ties(s, idx, a, b, c):
+    """Move the float64 sums ``s.flat[idx]`` (float32 midpoints) one float64 step in the
+    direction of their rounding error, so the cast to float32 rounds as the exact sum would.
+
+    Only the few tied elements of ``a``, ``b`` and ``c`` are gathered and recomputed.
+    """
+    def pick(x):
+        return np.asarray(np.broadcast_to(x, s.shape).flat[idx], _F64)
+    st, err = _two_sum(pick(a) * pick(b), pick(c))
+    s.flat[idx] = np.where(err != 0, np.nextafter(st, np.where(err > 0, np.inf, -np.inf)), st)
+
+
+def _mul64(a, b):
+    """a * b in a fresh float64 array (exact for float32 factors).
+
+    Each factor is converted on its own first: NumPy's mixed float32/float64 loops cast
+    through small buffers and cost more than a separate conversion.
+    """
+    s = np.array(a, _F64)
+    b = np.asarray(b, _F64)
+    if b.shape == s.shape or b.ndim == 0:
+        np.multiply(s, b, out=s)
+        return s
+    return np.asarray(s * b)
 
 
 def _two_sum(a, b):

@@ -6,18 +6,33 @@ goes through MKL's vector math, which is not correctly rounded, so optimizers th
 square root agree to about one ulp per step, not bit for bit.) Scalars are cast to the array's dtype
 first, as the kernels do, so float32 state stays float32 step for step.
 
+A scalar-times-array fused multiply-add (``add_``, ``lerp_``) runs on the hardware through
+BLAS ``?axpy`` when SciPy is installed and its ``axpy`` proves, once per dtype, to round
+exactly as the emulation in ``_random`` does (see ``_axpy_is_fma``); otherwise, and for the
+array-times-array ``addcmul_``, the emulation runs.
+
 >>> import numpy as np
 >>> x = np.ones(2, np.float32)
 >>> _ = add_(x, np.full(2, 2, np.float32), alpha=-0.5); x
 array([0., 0.], dtype=float32)
 """
+import math
+
 import numpy as np
 
 from .. import _random as R
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_AXPY = {}                  # dtype -> verified BLAS axpy, or None where it cannot be used
+_BLAS_MAX = 2 ** 31 - 1     # SciPy's BLAS takes 32-bit lengths
+_CHUNK = 8192               # axpy length per call, below OpenBLAS's threading threshold
+_SMALL = 1024               # below this, temporaries cost less than extra in-place calls
+
 
 def fma(a, b, c, out=None):
     """a * b + c rounded once (float32/float64), else plainly; into ``out`` when given."""
+    if out is c and type(b) is not type(a) and _axpy_(c, a, b):     # scalar * array
+        return c
     dt = np.result_type(a, c)
     if dt == np.float32:
         return R._fma32(a, b, c, out=out)
@@ -26,6 +41,94 @@ def fma(a, b, c, out=None):
         return res
     out[...] = res
     return out
+
+
+def _axpy_(y, a, b):
+    """y += a * b in place with one rounding through BLAS, if it applies; True if done.
+
+    It applies when one factor is a scalar of ``y``'s dtype and the other an array of ``y``'s
+    dtype and shape, both contiguous and not overlapping.
+    """
+    if isinstance(a, np.ndarray) and a.ndim:
+        a, b = b, a
+    if not (isinstance(a, np.floating) and type(b) is np.ndarray and type(y) is np.ndarray
+            and a.dtype == y.dtype == b.dtype and b.shape == y.shape):
+        return False
+    # NOTE: OpenBLAS skips alpha == 0 (no -0 + 0 = +0, no 0 * inf = nan), so that stays
+    # with the emulation, as do non-finite scalars
+    if a == 0 or not math.isfinite(a) or not 0 < y.size <= _BLAS_MAX:
+        return False
+    fy, fb = y.flags, b.flags
+    if not (fy.c_contiguous and fb.c_contiguous and fy.writeable and fy.aligned
+            and fb.aligned) or (b is not y and np.may_share_memory(b, y)):
+        return False
+    axpy = _blas_axpy(y.dtype)
+    if axpy is None:
+        return False
+    _chunked(axpy, b.reshape(-1), y.reshape(-1), a)
+    return True
+
+
+def _chunked(axpy, x, y, a):
+    """axpy on 1-D contiguous ``x``, ``y`` in pieces of ``_CHUNK``: y += a * x in place.
+
+    NOTE: OpenBLAS threads an axpy longer than 10000; waking its threads on a busy machine
+    costs milliseconds, a piece costs a microsecond.
+    """
+    res = None
+    for i in range(0, y.size, _CHUNK):
+        res = axpy(x[i:i + _CHUNK], y[i:i + _CHUNK], a=a)
+    return res
+
+
+def _blas_axpy(dt):
+    """SciPy's BLAS ``saxpy``/``daxpy`` for ``dt`` if it is a true fused multiply-add."""
+    if dt not in _AXPY:
+        try:
+            from scipy.linalg import blas
+        except ImportError:
+            _AXPY[dt] = None
+        else:
+            axpy = {_F32: blas.saxpy, _F64: blas.daxpy}.get(dt)
+            _AXPY[dt] = axpy if axpy is not None and _axpy_is_fma(axpy, dt) else None
+    return _AXPY[dt]
+
+
+def _axpy_is_fma(axpy, dt):
+    """Whether ``axpy`` matches the exact emulation bit for bit, in place, at every position.
+
+    Vector kernels process blocks and finish with a scalar loop, so every length up to 70
+    and two long ones are tried, each element once on a product whose separate rounding
+    would change the sum, once on random values.
+    """
+    rng = np.random.RandomState(0)
+    exact = R._fma32 if dt == _F32 else R._fma64
+    for n in list(range(1, 71)) + [1001, _CHUNK + 37]:
+        for b, y, a in (_double_rounding_case(n, dt, rng), _random_case(n, dt, rng)):
+            got = y.copy()
+            res = _chunked(axpy, b, got, a)
+            want = np.asarray(exact(a, b, y), dt)
+            if not (np.shares_memory(res, got) and _same_bits(got, want)):
+                return False
+    return True
+
+
+def _double_rounding_case(n, dt, rng):
+    """(1 + u)^2 - (1 + 2u) = u^2, scaled by random powers of two and signs: a fused
+    multiply-add gives u^2 * scale, a rounded product then a sum gives 0."""
+    u = 2.0 ** (-12 if dt == _F32 else -27)
+    scale = np.ldexp(rng.choice([-1.0, 1.0], n), rng.randint(-40, 40, n))
+    b = ((1 + u) * scale).astype(dt)
+    return b, (-(1 + 2 * u) * scale).astype(dt), dt.type(1 + u)
+
+
+def _random_case(n, dt, rng):
+    b = (rng.standard_normal(n) * np.ldexp(1.0, rng.randint(-8, 8, n))).astype(dt)
+    return b, rng.standard_normal(n).astype(dt), dt.type(rng.standard_normal())
+
+
+def _same_bits(x, y):
+    return x.shape == y.shape and x.tobytes() == y.tobytes()
 
 
 def _s(x, v):
@@ -56,6 +159,9 @@ def lerp_(x, end, weight):
     diff = end - x
     if abs(float(w)) < 0.5:
         fma(w, diff, x, out=x)
+    elif type(end) is np.ndarray and end.dtype == x.dtype and end.shape == x.shape:
+        np.copyto(x, end)           # x = (w - 1) * diff + end, with end moved in first
+        fma(w - _s(x, 1), diff, x, out=x)
     else:
         fma(w - _s(x, 1), diff, end, out=x)
     return x
@@ -69,8 +175,26 @@ def addcmul_(x, t1, t2, value=1):
 
 def addcdiv_(x, t1, t2, value=1):
     """x += value * t1 / t2."""
-    x[...] = x + _s(x, value) * t1 / t2
+    q = _s(x, value) * t1
+    if (type(q) is np.ndarray and q.size > _SMALL and q.dtype == x.dtype == t2.dtype
+            and q.shape == x.shape):
+        np.divide(q, t2, out=q)     # the same roundings as below, without temporaries
+        np.add(x, q, out=x)
+    else:
+        x[...] = x + q / t2
     return x
+
+
+def sqrt_div_add(v, div, add):
+    """sqrt(v) / div + add as a new array of v's dtype (one allocation, not three)."""
+    if v.size <= _SMALL:
+        r = np.sqrt(v)
+        return (r if div == 1 else r / _s(v, div)) + _s(v, add)
+    r = np.sqrt(v, out=np.empty_like(v))
+    if div != 1:            # x / 1 is x exactly
+        np.divide(r, _s(v, div), out=r)
+    np.add(r, _s(v, add), out=r)
+    return r
 
 
 def bump(t):

@@ -61,7 +61,7 @@ class Adam(PerParamOptimizer):
             vmax = state["max_exp_avg_sq"]._data
             np.maximum(vmax, v, out=vmax)
             v = vmax
-        denom = np.sqrt(v) / v.dtype.type(bc2_sqrt) + v.dtype.type(group["eps"])
+        denom = K.sqrt_div_add(v, bc2_sqrt, group["eps"])
         K.addcdiv_(p._data, m, denom, -step_size)
         for t in (p, state["exp_avg"], state["exp_avg_sq"]):
             K.bump(t)

@@ -16,8 +16,6 @@ Parameter Group 0
     weight_decay: 0
 )
 """
-import numpy as np
-
 from . import _kernels as K
 from ._common import PerParamOptimizer, advance, decay_grad
 from .optimizer import check_lr, check_nonneg, to_scalar
@@ -58,10 +56,9 @@ class RMSprop(PerParamOptimizer):
         K.addcmul_(K.mul_(sq, alpha), grad, grad, 1 - alpha)
         if group["centered"]:
             ga = K.lerp_(state["grad_avg"]._data, grad, 1 - alpha)
-            avg = np.sqrt(K.addcmul_(sq.copy(), ga, ga, -1))
+            avg = K.sqrt_div_add(K.addcmul_(sq.copy(), ga, ga, -1), 1, eps)
         else:
-            avg = np.sqrt(sq)
-        avg = avg + avg.dtype.type(eps)
+            avg = K.sqrt_div_add(sq, 1, eps)
         if group["momentum"] > 0:
             buf = state["momentum_buffer"]._data
             K.addcdiv_(K.mul_(buf, group["momentum"]), grad, avg)

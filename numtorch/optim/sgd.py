@@ -9,6 +9,8 @@
 Parameter containing:
 tensor([0.4600], requires_grad=True)
 """
+import numpy as np
+
 from .. import _creation
 from . import _kernels as K
 from .optimizer import Optimizer, check_lr, to_scalar
@@ -18,7 +20,8 @@ __all__ = ["SGD"]
 
 def grad_array(p, maximize):
     g = p.grad._data
-    return -g if maximize else g
+    # NOTE: out= keeps a 0-d gradient an array (plain -g gives a NumPy scalar)
+    return np.negative(g, out=np.empty_like(g)) if maximize else g
 
 
 class SGD(Optimizer):
