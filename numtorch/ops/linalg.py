@@ -11,6 +11,8 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
+from .elementwise import number_array
+from .reduction import plain_backward
 from .shape import Squeeze
 
 _make = Tensor._make
@@ -63,8 +65,7 @@ def _cj(t):
 
 def _col_major(t):
     """Whether a matrix operand is stored transposed (a ``weight.t()`` view)."""
-    f = t._data.flags
-    return t._data.ndim == 2 and f.f_contiguous and not f.c_contiguous
+    return _col_major_array(t._data)
 
 
 def _mm_grads(g, a, b, na, nb):
@@ -77,6 +78,64 @@ def _mm_grads(g, a, b, na, nb):
     if nb:
         gb = _mH(_mH(g).matmul(a)) if _col_major(b) else _mH(a).matmul(g)
     return ga, gb
+
+
+def _plain_arrays(g, a, b):
+    """The arrays of ``g`` and the saved operands when a backward may run on them: nothing
+    is recorded (``plain_backward``) and all three are real floating point of one dtype.
+    None otherwise (create_graph, forward AD or vmap, complex or mixed data)."""
+    if not plain_backward():
+        return None
+    d, x, y = g._data, a._data, b._data
+    dt = d.dtype
+    if dt.kind != "f" or x.dtype is not dt or y.dtype is not dt:
+        return None
+    return d, x, y
+
+
+def _mm_array_grads(g, a, b, na, nb):
+    """``_mm_grads`` on arrays: the very ``np.matmul`` calls the Tensor formula makes (``mT``
+    is ``np.swapaxes``, the same view as ``.T``), on the same operand layouts, so the same
+    bits; a transposed operand's gradient is computed transposed here too."""
+    ga = gb = None
+    if na:
+        ga = np.matmul(b, g.T).T if _col_major_array(a) else np.matmul(g, b.T)
+    if nb:
+        gb = np.matmul(g.T, a).T if _col_major_array(b) else np.matmul(a.T, g)
+    return ga, gb
+
+
+def _col_major_array(x):
+    """``_col_major`` of an array."""
+    f = x.flags
+    return x.ndim == 2 and f.f_contiguous and not f.c_contiguous
+
+
+def _wrap(x):
+    return None if x is None else _make(x, None, False)
+
+
+def _batched_plain(g, a, b):
+    """Whether a batched matmul's Tensor formula (``matmul`` -> expand, reshape, bmm) would
+    hand ``np.matmul`` matrices with the strides of ``g``, ``a^T`` and ``b^T`` themselves:
+    one batch shape everywhere and every matrix dim at least 2 (a size-1 dim's stride is not
+    kept by a reshape, and may change which BLAS call NumPy makes)."""
+    batch = g.shape[:-2]
+    if not (a.ndim == b.ndim == g.ndim and a.shape[:-2] == batch and b.shape[:-2] == batch
+            and min(a.shape[-2:] + b.shape[-1:]) >= 2):
+        return False
+    # more than one batch dim: each operand must fold into one without a copy
+    return g.ndim == 3 or all(_folds(x) for x in (g, a, b))
+
+
+def _folds(x):
+    """Whether ``x``'s batch dims reshape into one as a view (``reshape``'s ``_viewable``)."""
+    v = x.view()
+    try:
+        v.shape = (-1,) + x.shape[-2:]
+    except (AttributeError, ValueError):
+        return False
+    return True
 
 
 def _dims(shape):
@@ -96,6 +155,16 @@ class Mm(BuiltinFunction):
     def backward(ctx, g):
         a, b = ctx.saved_tensors
         na, nb = ctx.needs_input_grad[:2]
+        arrays = _plain_arrays(g, a, b)
+        if arrays is not None:
+            # NOTE: first order on arrays, the same matmuls as the Tensor formula below
+            d, x, y = arrays
+            if d.ndim == 2:
+                ga, gb = _mm_array_grads(d, x, y, na, nb)
+                return _wrap(ga), _wrap(gb)
+            if _batched_plain(d, x, y):
+                return (_wrap(np.matmul(d, np.swapaxes(y, -2, -1))) if na else None), \
+                    (_wrap(np.matmul(np.swapaxes(x, -2, -1), d)) if nb else None)
         if g._data.ndim == 2:
             return _mm_grads(g, a, b, na, nb)
         return (g.matmul(_mH(b)) if na else None), (_mH(a).matmul(g) if nb else None)
@@ -380,12 +449,58 @@ class Addmm(BuiltinFunction):
     def backward(ctx, g):
         a, b = ctx.saved_tensors
         nc, na, nb = ctx.needs_input_grad[:3]
+        arrays = _plain_arrays(g, a, b)
+        if arrays is not None and arrays[0].ndim == 2 and len(ctx.cshape) <= 2 and \
+                _plain_number(ctx.beta) and _plain_number(ctx.alpha):
+            return _addmm_array_grads(ctx, g, arrays, nc, na, nb)
         gc = (g if ctx.beta == 1 else g * _cj(ctx.beta)) if nc else None
         ga, gb = _mm_grads(g, a, b, na, nb)
         if ctx.alpha != 1:
             ga = ga * _cj(ctx.alpha) if na else None
             gb = gb * _cj(ctx.alpha) if nb else None
         return gc, ga, gb, None, None
+
+
+def _plain_number(v):
+    """Whether ``g * v`` of the Tensor formula is one ``np.multiply`` by ``number_array``
+    (a Python float or int) or is skipped (``v == 1``)."""
+    return type(v) is float or type(v) is int or v == 1
+
+
+def _addmm_array_grads(ctx, g, arrays, nc, na, nb):
+    """Addmm's first-order gradients on arrays, bit for bit those of its Tensor formula: the
+    same multiplies and matmuls, and the bias gradient summed as the engine's
+    ``sum_to_shape`` would sum it (so the engine has nothing left to reduce)."""
+    d, x, y = arrays
+    gc = None
+    if nc:
+        beta = ctx.beta
+        gc = g if beta == 1 else _make(np.multiply(d, number_array(beta, d.dtype)), None, False)
+        gc = _sum_to_shape_array(gc, ctx.cshape)
+    ga, gb = _mm_array_grads(d, x, y, na, nb)
+    alpha = ctx.alpha
+    if alpha != 1:
+        z = number_array(alpha, d.dtype)
+        ga = np.multiply(ga, z) if na else None
+        gb = np.multiply(gb, z) if nb else None
+    return gc, _wrap(ga), _wrap(gb), None, None
+
+
+def _sum_to_shape_array(g, shape):
+    """``reduction.sum_to_shape(g, shape)`` for a plain Tensor ``g``, on its array: the
+    reduction (dims, keepdim, dtype) that ``Sum.forward``'s ``np.sum`` runs, then the same
+    reshape. ``np.add.reduce`` is what ``np.sum`` calls on an ndarray, less its wrapper."""
+    d = g._data
+    gshape = d.shape
+    if gshape == shape:
+        return g
+    lead = len(gshape) - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
+                                      if n == 1 and gshape[lead + i] != 1)
+    out = np.add.reduce(d, axis=dims, dtype=d.dtype, keepdims=True) if dims else d
+    if lead:
+        out = out.reshape(shape)
+    return _make(out, None, False)
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):

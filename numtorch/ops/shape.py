@@ -12,6 +12,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
 from ._util import wrap_dim, wrap_dims
+from .reduction import plain_backward as _plain_backward
 
 _make = Tensor._make
 
@@ -168,7 +169,12 @@ class Permute(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
-        return g.permute(tuple(np.argsort(ctx.dims).tolist())), None
+        dims = ctx.dims
+        inverse = tuple(sorted(range(len(dims)), key=dims.__getitem__))  # argsort
+        if _plain_backward():
+            # NOTE: first order: the view the Tensor op below would make, outside the graph
+            return _make(np.transpose(g._data, inverse), None, False), None
+        return g.permute(inverse), None
 
 
 class Transpose(BuiltinFunction):
@@ -183,6 +189,12 @@ class Transpose(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
+        if _plain_backward():
+            # NOTE: first order: the view the Tensor op below would make (same strides),
+            # outside the graph; no dispatch, no view node
+            d = g._data
+            return _make(np.swapaxes(d, ctx.d0, ctx.d1) if d.ndim else d.view(), None,
+                         False), None, None
         return g.transpose(ctx.d0, ctx.d1), None, None
 
 
