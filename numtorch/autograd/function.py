@@ -172,8 +172,10 @@ def _check_grads(node, result):
             d = result._data
             if meta is not None and d.shape == meta[0] and d.dtype is meta[1].np:
                 return [result]
-    elif type(result) is tuple and _all_fine(node, result):
-        return result
+    elif type(result) is tuple:
+        fine = _all_fine(node, result)
+        if fine is not None:
+            return fine
     if type(result) is not tuple:  # a list too is one (invalid) value, as in PyTorch
         result = (result,)
     in_meta = node._in_meta
@@ -222,25 +224,32 @@ def _check_grads(node, result):
 
 def _all_fine(node, result):
     """Fast check for a tuple of gradients: one per input, each None or a Tensor that its
-    input needs and that already has that input's shape and dtype (nothing to fix)."""
+    input needs and that already has that input's shape and dtype (nothing to fix). Returns
+    the gradients for the node's edges (trailing non-tensor arguments' Nones dropped, as the
+    general path drops them), or None when the general path must look."""
     in_meta = node._in_meta
     n = len(in_meta)
     if len(result) != n:
-        return False
+        return None
     needs = node.needs_input_grad
     for i in range(n):
         g = result[i]
         meta = in_meta[i]
         if meta is None:
-            return False  # the general path drops the entries of non-tensor inputs
+            # NOTE: non-tensor arguments have no edge; trailing ones (an op's scalars and
+            # flags, as addmm's beta and alpha) just end the list
+            for j in range(i, n):
+                if in_meta[j] is not None or result[j] is not None:
+                    return None
+            return result[:i]
         if g is None:
             continue
         if type(g) is not Tensor or not needs[i]:
-            return False
+            return None
         d = g._data
         if d.shape != meta[0] or d.dtype is not meta[1].np:
-            return False
-    return True
+            return None
+    return result
 
 
 def _reduce_grad(node, i, g, shape):
