@@ -637,13 +637,26 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 
 def linear(input, weight, bias=None):
-    """``input @ weight.T + bias`` (``torch.nn.functional.linear``)."""
-    if bias is not None and input.ndim >= 2:
-        _check_addmm_dtypes(bias, input, weight)  # PyTorch folds the batch dims into addmm
-    if input.ndim == 2 and bias is not None:
-        _check_mm(input, weight.t())
-        return Addmm.apply(bias, input, weight.t(), 1, 1)
-    out = matmul(input, weight.t())
+    """``input @ weight.T + bias`` (``torch.nn.functional.linear``).
+
+    As PyTorch: with a bias, a contiguous input of any rank is folded into one ``addmm`` on
+    its (rows, features) view and viewed back (``ViewBackward0``); otherwise ``matmul`` then
+    an add.
+    """
+    wt = weight.t()
+    if bias is not None and input.ndim == 2 and weight.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {weight.ndim}-D tensor")
+    if bias is not None and input.ndim >= 1 and weight.ndim == 2:
+        _check_addmm_dtypes(bias, input, weight)
+        if input.ndim == 2:
+            _check_mm(input, wt)
+            return Addmm.apply(bias, input, wt, 1, 1)
+        if input._data.flags.c_contiguous:
+            lead = input._data.shape[:-1]
+            rows = input.view(int(np.prod(lead, dtype=np.int64)), input._data.shape[-1])
+            _check_mm(rows, wt)
+            return Addmm.apply(bias, rows, wt, 1, 1).view(lead + (weight.shape[0],))
+    out = matmul(input, wt)
     return out + bias if bias is not None else out
 
 

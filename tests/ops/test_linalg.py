@@ -201,3 +201,30 @@ def _d(lib, *shape):
         "linear-3d", "linear-bias", "linear-no-bias", "addmv", "baddbmm"])
 def test_mixed_dtype_errors(fn):
     check_error(fn)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (2, 2, 3, 4), (4,), (0, 3, 4), (2, 0, 4)])
+def test_linear_folds_contiguous_input_into_addmm(shape, torch):
+    # as PyTorch: with a bias, a contiguous input is one addmm on its (rows, features) view
+    rng = np.random.default_rng(0)
+    x, w, b = rng.standard_normal(shape), rng.standard_normal((5, 4)), rng.standard_normal(5)
+
+    def run(lib):
+        xt, wt, bt = (lib.tensor(a, requires_grad=True) for a in (x, w, b))
+        out = lib.nn.functional.linear(xt, wt, bt)
+        out.sin().sum().backward()
+        names = (type(out.grad_fn).__name__,
+                 [type(n).__name__ for n, _ in out.grad_fn.next_functions])
+        return names, [t.detach().numpy() for t in (out, xt.grad, wt.grad, bt.grad)]
+    (n1, v1), (n2, v2) = run(numtorch), run(torch)
+    assert n1 == n2
+    for a, b_ in zip(v1, v2):
+        np.testing.assert_allclose(a, b_, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib: lib.nn.functional.linear(lib.ones(2, 4), lib.ones(4), lib.tensor(1.0)),
+    lambda lib: lib.nn.functional.linear(lib.ones(2, 3, 4), lib.ones(5, 3), lib.ones(5)),
+], ids=["vector-weight-with-bias", "folded-shape-mismatch"])
+def test_linear_errors(fn):
+    check_error(fn)
