@@ -93,17 +93,12 @@ class BuiltinFunction(Function):
             if record and STATE.enabled:
                 return _apply_recorded(cls, args, arrays)
         else:
-            record = False
-            arrays = []
-            for a in args:
-                if isinstance(a, Tensor):
-                    arrays.append(a._data)
-                    if a._rg:
-                        record = True
-                else:
-                    arrays.append(a)
-            if record and STATE.enabled:
-                return _apply_recorded(cls, args, arrays)
+            if STATE.enabled:
+                for a in args:
+                    if isinstance(a, Tensor) and a._rg:
+                        # NOTE: _apply_recorded collects the arrays in its own pass
+                        return _apply_recorded(cls, args, None)
+            arrays = [a._data if isinstance(a, Tensor) else a for a in args]
         try:
             out = cls.forward(NULL_CTX, *arrays)
         except ValueError as e:
@@ -270,29 +265,43 @@ def _record1(cls, a):
 
 
 def _apply_recorded(cls, args, arrays):
+    """Record ``cls`` on ``args``: ``arrays`` are their data (collected here when None)."""
     ctx = _new(cls._backward_cls)
     ctx._init_ctx()
     edges = []
     needs = []
     meta = []
+    collect = arrays is None
+    if collect:
+        arrays = []
     # NOTE: as in PyTorch's next_functions, an edge for each floating tensor input and each
     # Python scalar the op takes as a (wrapped) tensor; none for indices, masks, dims ...
     wrapped = cls._wrapped_scalars
     for i, a in enumerate(args):
-        if isinstance(a, Tensor) and a._data.dtype.kind in "fc":
-            meta.append((a._data.shape, _FROM_NP[a._data.dtype]))
-            if a._rg:
-                fn = a._grad_fn
-                edges.append((fn, a._output_nr) if fn is not None and a._view is None
-                             else a._edge())
-                needs.append(True)
-                continue
-            edges.append(_NO_EDGE)
-        elif i in wrapped and not isinstance(a, Tensor):
-            meta.append(_WRAPPED_META)
-            edges.append(_NO_EDGE)
+        if isinstance(a, Tensor):
+            d = a._data
+            if collect:
+                arrays.append(d)
+            dt = d.dtype
+            if dt.kind in "fc":
+                meta.append((d.shape, _FROM_NP[dt]))
+                if a._rg:
+                    fn = a._grad_fn
+                    edges.append((fn, a._output_nr) if fn is not None and a._view is None
+                                 else a._edge())
+                    needs.append(True)
+                    continue
+                edges.append(_NO_EDGE)
+            else:
+                meta.append(None)
         else:
-            meta.append(None)
+            if collect:
+                arrays.append(a)
+            if wrapped and i in wrapped:
+                meta.append(_WRAPPED_META)
+                edges.append(_NO_EDGE)
+            else:
+                meta.append(None)
         needs.append(False)
     ctx._init_node(tuple(edges))
     ctx._in_meta = tuple(meta)
