@@ -752,9 +752,15 @@ def _mul_into(g, t):
 
 Abs = _unary("Abs", np.abs, lambda g, x, o: g * x.sgn(), float_only=False,
              np_grad=lambda g, x, o: _mul_into(g, _sign(x)))
-Relu = _unary("Relu", lambda x: np.maximum(x, 0), lambda g, x, o: g * (o > 0).to(g.dtype),
+# NOTE: the gradient is g where the output is positive, else +0 (PyTorch's threshold_backward
+# selects, it does not multiply: a negative g gives 0., not -0.; a NaN output passes g)
+Relu = _unary("Relu", lambda x: np.maximum(x, 0), lambda g, x, o: g.masked_fill(o <= 0, 0.0),
               uses="out", float_only=False,
-              np_grad=lambda g, x, o: _mul_into(g, np.greater(o, 0).astype(g.dtype)))
+              np_grad=lambda g, x, o: _relu_grad(g, o))
+
+
+def _relu_grad(g, o):
+    return np.where(np.less_equal(o, 0), g.dtype.type(0), g)
 Square = _unary("Square", lambda x: np.square(x.astype(np.int64) if x.dtype.kind == "b" else x),
                 lambda g, x, o: g * _c(x) * 2, bw="PowBackward0",
                 float_only=False,
