@@ -143,6 +143,48 @@ def compile(model=None, **kwargs):
     return model
 
 
+# ---- torch-level normalisation functions (PyTorch exposes them beside torch.nn.functional) -
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
+    """``torch.nn.functional.layer_norm`` (``cudnn_enable`` is accepted and ignored)."""
+    from .nn import functional as F
+    return F.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
+    """``torch.nn.functional.group_norm`` (``cudnn_enabled`` is accepted and ignored)."""
+    from .nn import functional as F
+    return F.group_norm(input, num_groups, weight, bias, eps)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``torch.nn.functional.rms_norm``."""
+    from .nn import functional as F
+    return F.rms_norm(input, normalized_shape, weight, eps)
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """Layer norm returning (out, mean, rstd).
+
+    >>> native_layer_norm(tensor([[1.0, 3.0]]), [2], None, None, 0.0)[2]
+    tensor([[1.]])
+    """
+    from .nn import functional as F
+    return F._native_layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """Batch norm returning (out, save_mean, save_invstd) (empty statistics when evaluating)."""
+    from .nn import functional as F
+    return F._native_batch_norm(input, weight, bias, running_mean, running_var, training,
+                                momentum, eps)
+
+
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    """Group norm of (N, C, HxW...) returning (out, mean, rstd), statistics (N, group)."""
+    from .nn import functional as F
+    return F._native_group_norm(input, weight, bias, N, C, HxW, group, eps)
+
+
 def typename(obj):
     if isinstance(obj, Tensor):
         return obj.type()

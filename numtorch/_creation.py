@@ -302,6 +302,41 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
     return _filled(0, size, out, dtype, layout, device, requires_grad, op="empty")
 
 
+# c10's spelling of each dtype in its "cannot be converted to type X" message
+_C10_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+              "int64": "int64_t", "float16": "c10::Half", "float32": "float",
+              "float64": "double"}
+
+
+def scalar_as(value, dtype):
+    """A Python number converted to ``dtype`` as PyTorch's ``checked_convert`` does.
+
+    Floats truncate toward zero into integer dtypes; a negative *integer* wraps into an
+    unsigned dtype (two's complement) down to ``-max``; anything else out of range raises.
+
+    >>> scalar_as(-9, D.uint8), scalar_as(2.7, D.int64)
+    (np.uint8(247), np.int64(2))
+    """
+    dt = D.to_dtype(dtype)
+    if not isinstance(value, (bool, int, float)) or dt.is_complex or dt is D.bool_:
+        return np.array(value).astype(dt.np)[()]
+    if dt.category == D._INT:
+        info = np.iinfo(dt.np)
+        if isinstance(value, float):
+            ok = info.min <= value <= info.max  # False for nan and inf
+        else:
+            ok = (-int(info.max) if info.min == 0 else info.min) <= value <= info.max
+        if ok:
+            return np.array(int(value)).astype(dt.np)[()]
+    else:
+        finfo = np.finfo(dt.np)
+        ok = not np.isfinite(value) or -finfo.max <= value <= finfo.max
+        if ok:
+            return dt.np.type(value)
+    name = _C10_NAMES.get(dt.name, dt.name)
+    raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
 def _fill_dtype(fill_value, dtype):
     if dtype is not None:
         return dtype
@@ -324,6 +359,8 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size).__name__}")
+    if dt is not None:
+        fill_value = scalar_as(fill_value, dt)
     return _filled(fill_value, (size,), out, dt, layout, device, requires_grad, op="full")
 
 
@@ -357,6 +394,16 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
+    """A tensor shaped (and laid out) like ``input`` filled with ``fill_value``.
+
+    >>> import numtorch as torch
+    >>> torch.full_like(torch.tensor([1, 2], dtype=torch.uint8), -1)
+    tensor([255, 255], dtype=torch.uint8)
+    """
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    if isinstance(input, Tensor):
+        fill_value = scalar_as(fill_value, input.dtype if dtype is None else dtype)
     return _finish(_filled_like(input, fill_value, dtype, "full_like"), requires_grad, device)
 
 

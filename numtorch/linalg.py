@@ -353,16 +353,27 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         return vector_norm(A, 2, dim, keepdim)
     if ord in ("nuc", 2, -2):
         s = svdvals(A.movedim(dim, (-2, -1)))
-        out = s.sum(-1) if ord == "nuc" else (s.amax(-1) if ord == 2 else s.amin(-1))
+        out = s.sum(-1) if ord == "nuc" else _extreme(s, -1, ord == 2, -1).squeeze(-1)
         return _keep(out, A, dim, keepdim)
     if ord in (1, -1, float("inf"), float("-inf")):
         d0, d1 = [d % A.ndim for d in dim]
         red, keep_dim = (d0, d1) if ord in (1, -1) else (d1, d0)
         sums = A.abs().sum(red, keepdim=True)
-        out = sums.amax(keep_dim, keepdim=True) if ord in (1, float("inf")) else \
-            sums.amin(keep_dim, keepdim=True)
+        shown = keep_dim if keepdim else keep_dim - (red < keep_dim)  # PyTorch's numbering
+        out = _extreme(sums, keep_dim, ord in (1, float("inf")), shown)
         return out if keepdim else out.squeeze((d0, d1))
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+def _extreme(t, dim, largest, shown_dim):
+    """amax (``largest``) or amin of ``t`` over ``dim``, kept. On an empty dim PyTorch's
+    norms give 0 for a max (norms are >= 0) and amin's error (naming ``shown_dim``) for a
+    min."""
+    if t.shape[dim] == 0:
+        if largest:
+            return t.sum(dim, keepdim=True)  # zeros, still in the graph
+        raise IndexError(f"amin(): Expected reduction dim {shown_dim} to have non-zero size.")
+    return t.amax(dim, keepdim=True) if largest else t.amin(dim, keepdim=True)
 
 
 def _keep(out, A, dim, keepdim):

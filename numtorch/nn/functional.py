@@ -39,12 +39,24 @@ def _const(a):
 
 
 # ---- activations -------------------------------------------------------------------------
-def _act(x, op, *args, inplace=False):
-    """Apply activation ``op`` (a BuiltinFunction), in place when asked."""
+def _act(x, op, *args, inplace=False, keep_int=False):
+    """Apply activation ``op`` (a BuiltinFunction), in place when asked.
+
+    Integer inputs become float unless ``keep_int`` (clamping ops keep the dtype, as PyTorch).
+    """
     if inplace:  # some in-place forms save their output instead of the input (PyTorch's)
         op = A.INPLACE_VARIANTS.get(op, op)
         return _inplace(x, lambda t: op.apply(t, *args))
-    return op.apply(A.float_input(x), *args)
+    return op.apply(x if keep_int else A.float_input(x), *args)
+
+
+def _int_scalars(input, *values):
+    """``values`` as scalars of an integer ``input``'s dtype (truncated and range-checked
+    as PyTorch converts them); unchanged for other dtypes."""
+    if not isinstance(input, Tensor) or input.dtype.category != D._INT:
+        return values
+    from .._creation import scalar_as
+    return tuple(scalar_as(v, input.dtype) for v in values)
 
 
 def relu(input, inplace=False):
@@ -73,7 +85,13 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return _act(input, A.Hardtanh, min_val, max_val, inplace=inplace)
+    if isinstance(input, Tensor) and input.dtype is D.bool_:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if isinstance(input, Tensor) and input.dtype is D.uint8 and min(
+            int(min_val), int(max_val)) < 0:
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    min_val, max_val = _int_scalars(input, min_val, max_val)
+    return _act(input, A.Hardtanh, min_val, max_val, inplace=inplace, keep_int=True)
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
@@ -263,7 +281,10 @@ def threshold(input, threshold, value, inplace=False):
     >>> threshold(torch.tensor([0.5, 2.0]), 1.0, -1.0)
     tensor([-1.,  2.])
     """
-    return _act(input, A.Threshold, threshold, value, inplace=inplace)
+    if isinstance(input, Tensor) and input.dtype is D.bool_:
+        raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
+    threshold, value = _int_scalars(input, threshold, value)
+    return _act(input, A.Threshold, threshold, value, inplace=inplace, keep_int=True)
 
 
 def threshold_(input, threshold_value, value):
@@ -286,6 +307,8 @@ def prelu(input, weight):
                                f"{channels}.")
         if input.ndim >= 2:
             weight = weight.reshape((1, -1) + (1,) * (input.ndim - 2))
+    elif weight.ndim > 0:  # a single shared slope must not broadcast a 0-dim input up
+        weight = weight.reshape(())
     return A.Prelu.apply(input, weight)
 
 
@@ -425,7 +448,8 @@ def _noise(input, p, feature):
     if feature:
         shape = tuple(x.shape[:2]) + (1,) * (x.ndim - 2)
         return _make(R.bernoulli_scalar(shape, 1 - p, x.dtype), None, False)
-    order = np.argsort([-st for st in x.strides], kind="stable") if x.ndim > 1 else [0]
+    order = np.argsort([-st for st in x.strides], kind="stable") if x.ndim > 1 else \
+        list(range(x.ndim))  # a 0-dim input draws one value
     drawn = R.bernoulli_scalar(tuple(x.shape[i] for i in order), 1 - p, x.dtype)
     return _make(np.ascontiguousarray(drawn.transpose(np.argsort(order))) if x.ndim > 1
                  else drawn, None, False)
@@ -1085,19 +1109,20 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     tensor(0.8500)
     """
     reduction = _reduction(reduction, size_average, reduce)
-    x, t = (input, target) if input.dim() > 1 else (input.unsqueeze(0), target.unsqueeze(0))
-    tv = t._data
+    x, t = input.reshape(-1, input.shape[-1] if input.dim() else 1), target
+    tv = t._data.reshape(x.shape)
     n, c = x.shape
     ended = np.cumsum(tv < 0, axis=1) > 0
-    is_target = np.zeros((n, c), bool)
+    # NOTE: a class listed twice counts twice (PyTorch loops over the listed targets)
+    count = np.zeros((n, c), np.int64)
     rows, cols = np.nonzero(~ended)
-    is_target[rows, tv[rows, cols]] = True
-    pos = _const(is_target.astype(x._data.dtype))
-    picked = (x * pos).unsqueeze(2)                       # x[j] on target rows j
-    margins = (1 - picked + x.unsqueeze(1)).clamp_min(0)  # [n, j, i]
-    pair = _const((is_target[:, :, None] & ~is_target[:, None, :]).astype(x._data.dtype))
+    np.add.at(count, (rows, tv[rows, cols]), 1)
+    dt = x._data.dtype
+    picked = (x * _const((count > 0).astype(dt))).unsqueeze(2)  # x[j] on target rows j
+    margins = (1 - picked + x.unsqueeze(1)).clamp_min(0)         # [n, j, i]
+    pair = _const((count[:, :, None] * (count[:, None, :] == 0)).astype(dt))
     loss = (margins * pair).sum((1, 2)) / c
-    if input.dim() == 1 and reduction == "none":
+    if input.dim() < 2 and reduction == "none":
         loss = loss.squeeze(0)
     return _reduce(loss, reduction)
 
@@ -1524,7 +1549,9 @@ class _Im2Col(BuiltinFunction):
         cols = im2col(x, geom, L)
         if not cols.flags.writeable:  # a 1x1 kernel's windows are x itself (a read-only view)
             cols = cols.copy()
-        return cols.reshape(x.shape[0], -1, int(np.prod(L)))
+        # explicit sizes: an empty batch leaves -1 undetermined
+        return cols.reshape(x.shape[0], x.shape[1] * int(np.prod(geom.kernel)),
+                            int(np.prod(L)))
 
     @staticmethod
     def backward(ctx, g):
@@ -1592,11 +1619,30 @@ def _pool_out(size, k, s, p, d, ceil_mode):
     return out
 
 
+_HOW_MANY = {2: "two", 3: "three"}
+
+
+def _pool_tuple(value, nsp, what, name, omitted=""):
+    """``value`` as an ``nsp``-tuple: an int or a 1-sequence repeats (PyTorch's rule)."""
+    t = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    if len(t) == 1:
+        return t * nsp
+    if len(t) == nsp:
+        return t
+    # NOTE: PyTorch's avg_pool3d words its messages without "either"
+    must = "be" if name == "avg_pool3d" else "either be"
+    if what == "dilation":
+        must = "be either"
+    raise RuntimeError(f"{name}: {what} must {must} {omitted}a single int, or a tuple of "
+                       f"{_HOW_MANY[nsp]} ints")
+
+
 def _pool_geom(x, kernel_size, stride, padding, dilation, ceil_mode, nsp, name):
-    tup = _ntuple(nsp)
-    k = tup(kernel_size)
-    s = tup(stride) if stride is not None and stride != [] and stride != () else k
-    p, d = tup(padding), tup(dilation)
+    k = _pool_tuple(kernel_size, nsp, "kernel_size", name)
+    s = k if stride is None or stride == [] or stride == () else _pool_tuple(
+        stride, nsp, "stride", name, "omitted, ")
+    p = _pool_tuple(padding, nsp, "padding", name)
+    d = _pool_tuple(dilation, nsp, "dilation", name)
     for pi, ki, di in zip(p, k, d):
         if pi > (di * (ki - 1) + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
@@ -1633,7 +1679,8 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, nsp):
     _check_pool_dims(input, nsp, f"max_pool{nsp}d")
-    geom, _ = _pool_geom(input, kernel_size, stride, padding, dilation, ceil_mode, nsp, "")
+    geom, _ = _pool_geom(input, kernel_size, stride, padding, dilation, ceil_mode, nsp,
+                         f"max_pool{nsp}d")
     cls = P.named(P.MaxPool, f"MaxPool{nsp}DWithIndicesBackward0")
     # NOTE: without indices the op returns the values alone and skips the flat-index
     # arithmetic (its backward needs only each window's kernel offset)
@@ -1736,9 +1783,14 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, nsp):
 def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
               divisor_override, nsp):
     _check_pool_dims(input, nsp, f"avg_pool{nsp}d")
+    if input.dtype.category != D._FLOAT and input.dtype is not D.int64:
+        kernel = "avg_pool2d" if nsp == 2 else "avg_pool3d_out_frame"
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{D.SCALAR_NAMES[input.dtype]}'")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    geom, orig = _pool_geom(input, kernel_size, stride, padding, 1, ceil_mode, nsp, "")
+    geom, orig = _pool_geom(input, kernel_size, stride, padding, 1, ceil_mode, nsp,
+                            f"avg_pool{nsp}d")
     div = P.avg_divisor(geom, orig, count_include_pad, divisor_override, input._data.dtype)
     return P.named(P.WindowSum, f"AvgPool{nsp}DBackward0").apply(input, geom, div)
 
@@ -1773,8 +1825,12 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     tensor([[[2., 3.]]])
     """
     _check_pool_dims(input, 1, "avg_pool1d")
+    for what, v in (("kernel_size", kernel_size), ("stride", stride), ("padding", padding)):
+        if isinstance(v, (tuple, list)) and len(v) > 1:
+            raise RuntimeError(f"avg_pool1d() argument '{what}' should contain one int "
+                               f"(got {len(v)})")
     one = lambda v: (1,) + _single(v)
-    st = None if stride is None else one(stride)
+    st = None if stride is None or stride == [] or stride == () else one(stride)
     out = _avg_pool(input.unsqueeze(-2), one(kernel_size), st, (0,) + _single(padding),
                     ceil_mode, count_include_pad, None, 2)
     return out.squeeze(-2)
@@ -2059,15 +2115,25 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     if eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum,
+                       eps)
+
+
+def _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
+    """batch_norm past its Python-level checks (``torch.native_batch_norm`` starts here)."""
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError("running_mean must be defined in evaluation mode")
-    c = input.shape[1] if input.dim() > 1 else 1
+    # NOTE: PyTorch reads a 1-d input's channel count as 0 (every 1-d call but an empty
+    # one with empty statistics fails its size check)
+    c = input.shape[1] if input.dim() > 1 else 0
     for t, what in ((weight, "weight"), (bias, "bias"), (running_mean, "running_mean"),
                     (running_var, "running_var")):
         if t is not None and t.numel() != c:
             raise RuntimeError(f"{what} should contain {c} elements not {t.numel()}")
-    out = N.NativeBatchNorm.apply(input, weight, bias, _data_or_none(running_mean),
+    x = input.unsqueeze(0) if input.dim() == 1 else input  # (0,) with empty statistics
+    out = N.NativeBatchNorm.apply(x, weight, bias, _data_or_none(running_mean),
                                   _data_or_none(running_var), training, momentum, eps)
+    out = out.squeeze(0) if input.dim() == 1 else out
     if training:
         for t in (running_mean, running_var):
             if t is not None:
@@ -2155,6 +2221,62 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     x = input.float() if input.dtype in (D.float16,) else input
     out = (x * (x.pow(2).mean(dims, keepdim=True) + eps).rsqrt()).to(input.dtype)
     return out * weight if weight is not None else out
+
+
+# ---- torch.native_* normalisation: the output and the statistics kept for backward --------
+def _stat(array):
+    return _make(np.ascontiguousarray(array), None, False)
+
+
+def _native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """``torch.native_layer_norm``: (out, mean, rstd), the statistics shaped
+    ``input.shape[:-k] + (1,) * k`` and not differentiable (as PyTorch).
+
+    >>> out, mean, rstd = _native_layer_norm(torch.tensor([[1.0, 3.0]]), (2,), None, None, 0.)
+    >>> mean, rstd
+    (tensor([[2.]]), tensor([[1.]]))
+    """
+    out = layer_norm(input, normalized_shape, weight, bias, eps)
+    x = input._data
+    k = 1 if isinstance(normalized_shape, int) else len(normalized_shape)
+    mean, var = N.moments(x, tuple(range(x.ndim - k, x.ndim)))[:2]
+    return out, _stat(mean), _stat((1.0 / np.sqrt(var + eps)).astype(x.dtype))
+
+
+def _native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum,
+                      eps):
+    """``torch.native_batch_norm``: (out, save_mean, save_invstd) per channel; in
+    evaluation mode the saved statistics are empty (PyTorch's CPU kernel).
+
+    >>> out, mean, invstd = _native_batch_norm(torch.tensor([[1.0], [3.0]]), None, None,
+    ...                                       None, None, True, 0.1, 0.)
+    >>> mean, invstd
+    (tensor([2.]), tensor([1.]))
+    """
+    x = input._data
+    out = _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    if not training:
+        empty = np.zeros((0,), x.dtype)
+        return out, _stat(empty), _stat(empty)
+    mean, var, _ = N.moments(x, (0,) + tuple(range(2, x.ndim)))
+    invstd = (1.0 / np.sqrt(var + eps)).astype(x.dtype)
+    return out, _stat(mean.reshape(-1)), _stat(invstd.reshape(-1))
+
+
+def _native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    """``torch.native_group_norm``: (out, mean, rstd), the statistics (N, group) and, as in
+    PyTorch, differentiable.
+
+    >>> out, mean, rstd = _native_group_norm(torch.tensor([[1.0, 3.0]]), None, None, 1, 2, 1,
+    ...                                     1, 0.)
+    >>> mean, rstd
+    (tensor([[2.]]), tensor([[1.]]))
+    """
+    out = group_norm(input, group, weight, bias, eps)
+    xg = input.reshape(N, group, (C // group) * HxW)
+    mean = xg.mean(-1)
+    rstd = (xg.var(-1, unbiased=False) + eps).rsqrt()
+    return out, mean, rstd
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):

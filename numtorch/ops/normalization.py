@@ -186,6 +186,11 @@ def _layer_norm_grads_arrays(ctx, g, x, w, lead):
     return (_make(gx, None, False) if nx else None), gw, gb, None, None
 
 
+def _group_size(shape, groups):
+    """Elements per (sample, group), spelled out: an empty batch leaves -1 undetermined."""
+    return int(np.prod(shape[1:], dtype=np.int64)) // groups
+
+
 class NativeGroupNorm(BuiltinFunction):
     """out = per-(sample, group) normalisation of x (N, C, *), then per-channel w, b."""
     _backward_name = "NativeGroupNormBackward0"
@@ -193,7 +198,7 @@ class NativeGroupNorm(BuiltinFunction):
     @staticmethod
     def forward(ctx, x, w, b, groups, eps):
         n = x.shape[0]
-        xg = x.reshape(n, groups, -1)
+        xg = x.reshape(n, groups, _group_size(x.shape, groups))
         mean, var, _ = moments(xg, (2,))
         rstd = (1.0 / np.sqrt(var + eps)).astype(x.dtype)
         ctx.save_for_backward(x, w)
@@ -214,7 +219,8 @@ class NativeGroupNorm(BuiltinFunction):
         shape = tuple(x.shape)
         cshape = _channel_shape(x.ndim)
         gh = g if w is None else g * w.reshape(cshape)
-        gx, xhat = norm_grads(gh.reshape(n, ctx.groups, -1), x.reshape(n, ctx.groups, -1),
+        gsize = _group_size(shape, ctx.groups)
+        gx, xhat = norm_grads(gh.reshape(n, ctx.groups, gsize), x.reshape(n, ctx.groups, gsize),
                               (2,), ctx.eps, ctx.stats, None)
         xhat = xhat.reshape(shape)
         axes = (0,) + tuple(range(2, x.ndim))

@@ -265,6 +265,12 @@ def avg_divisor(geom, orig_pad, count_include_pad, divisor_override, dtype):
     return div.astype(dtype)
 
 
+def _int_divide(a, b):
+    """a / b rounded toward zero, as C++ integer division (PyTorch's integer avg_pool)."""
+    q = np.abs(a) // np.abs(b)
+    return np.where((a < 0) != (b < 0), -q, q).astype(a.dtype)
+
+
 class WindowSum(BuiltinFunction):
     """out = sum over each (zero-padded) window;  dx = WindowScatter(g)."""
     _backward_name = "AvgPool2DBackward0"
@@ -276,7 +282,9 @@ class WindowSum(BuiltinFunction):
                       geom.dilation)
         nsp = len(geom.kernel)
         s = win.sum(axis=tuple(range(x.ndim, x.ndim + nsp)), dtype=x.dtype)
-        return s / divisor if divisor is not None else s
+        if divisor is None:
+            return s
+        return _int_divide(s, divisor) if x.dtype.kind in "iu" else s / divisor
 
     @staticmethod
     def backward(ctx, g):
@@ -394,7 +402,10 @@ def _padded_indices(n, lo, hi, mode):
     if mode == "replicate":
         return np.clip(pos, 0, n - 1)
     if mode == "circular":
-        return pos % n
+        # NOTE: PyTorch crops a negative pad first, then wraps within what is left
+        crop_lo, crop_hi = max(-lo, 0), max(-hi, 0)
+        m = n - crop_lo - crop_hi
+        return np.arange(-max(lo, 0), m + max(hi, 0)) % m + crop_lo
     period = 2 * (n - 1)
     r = np.abs(pos) % period if period else np.zeros_like(pos)
     return np.where(r >= n, period - r, r)
