@@ -668,7 +668,7 @@ class Einsum(BuiltinFunction):
     def forward(ctx, eq, *xs):
         ctx.eq = eq
         ctx.save_for_backward(*xs)
-        return np.asarray(np.einsum(eq, *xs))
+        return np.asarray(np.einsum(eq, *xs, dtype=_einsum_sum_dtype(eq, xs)))
 
     @staticmethod
     def backward(ctx, g):
@@ -684,6 +684,15 @@ class Einsum(BuiltinFunction):
             ops = [_cj(xs[k]) for k in range(len(xs)) if k != i]
             grads.append(_einsum_grad(subs[i], out, others, g, ops, x))
         return tuple(grads)
+
+
+def _einsum_sum_dtype(eq, xs):
+    """int64 where PyTorch's einsum is a sum of one integer or bool operand (a label summed
+    away promotes as ``torch.sum`` does); None (the operands' own dtype) otherwise."""
+    if len(xs) != 1 or xs[0].dtype.kind not in "biu":
+        return None
+    ins, out = eq.split("->")
+    return np.int64 if set(ins) - set(out) - {"."} else None
 
 
 def _einsum_grad(target, out, others, g, ops, x):

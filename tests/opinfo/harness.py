@@ -93,6 +93,7 @@ class EntryResult:
         self.skipped = 0
         self.messages = []
         self.missing = False
+        self.applicable = True  # False: the entry has no CPU dtypes (a CUDA-only variant)
 
     def ok(self, kind):
         self.passed[kind] += 1
@@ -105,7 +106,10 @@ class EntryResult:
 
     @property
     def passes(self):
-        """Every check of every sample passed (and at least one sample ran)."""
+        """Every check of every sample passed (and at least one sample ran), or the entry has
+        nothing to run on the CPU."""
+        if not self.applicable:
+            return True
         return not any(self.failed.values()) and self.passed["forward"] > 0
 
     def checked(self, kind):
@@ -647,7 +651,9 @@ def run_entry(op, max_samples=None):
         variants += [("alias", a.op, False), ("alias", a.method_variant, False),
                      ("alias", a.inplace_variant, True)]
     variants = [(k, v, twin(v, ck.names), ip) for k, v, ip in variants if v is not None]
-    for dtype in entry_dtypes(op):
+    dtypes = entry_dtypes(op)
+    res.applicable = bool(dtypes)
+    for dtype in dtypes:
         batch, rg = samples(op, dtype, max_samples)
         for i, s in enumerate(batch):
             with warnings.catch_warnings():  # what the ops warn is not compared

@@ -70,3 +70,15 @@ ERRORS = [
 @pytest.mark.parametrize("fn", ERRORS, ids=[str(i) for i in range(len(ERRORS))])
 def test_errors(fn):
     check_error(fn)
+
+
+@pytest.mark.parametrize("eq,shapes,dtype", [
+    ("i->", [(3,)], "int32"), ("ij->i", [(2, 3)], "int32"), ("iji->j", [(2, 3, 2)], "int32"),
+    ("i,j->ij", [(2,), (3,)], "int32"), ("ij->ij", [(2, 3)], "int32"),
+    ("i,i->", [(3,), (3,)], "int32"), ("i->", [(3,)], "bool"), ("i->", [(3,)], "uint8"),
+    ("ii->i", [(2, 2)], "int16"), ("...i->...", [(2, 3)], "int32"), ("i->", [(3,)], "float32")])
+def test_integer_sums_promote_as_torch_sum(eq, shapes, dtype, torch):
+    # one integer operand with a label summed away sums to int64; products keep the dtype
+    def run(lib):
+        return str(lib.einsum(eq, *[lib.ones(*s, dtype=getattr(lib, dtype)) for s in shapes]))
+    assert run(numtorch) == run(torch)
