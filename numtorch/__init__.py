@@ -185,6 +185,90 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     return F._native_group_norm(input, weight, bias, N, C, HxW, group, eps)
 
 
+# ---- torch-level activations (PyTorch exposes these beside torch.nn.functional) -----------
+def relu_(input):
+    """``input.relu_()``.
+
+    >>> relu_(tensor([-1.0, 2.0]))
+    tensor([0., 2.])
+    """
+    return input.relu_()
+
+
+def sigmoid_(input):
+    """``input.sigmoid_()``."""
+    return input.sigmoid_()
+
+
+def tanh_(input):
+    """``input.tanh_()``."""
+    return input.tanh_()
+
+
+def selu(input):
+    """``torch.nn.functional.selu``."""
+    from .nn import functional as F
+    return F.selu(input)
+
+
+def selu_(input):
+    """``torch.nn.functional.selu_``."""
+    from .nn import functional as F
+    return F.selu_(input)
+
+
+def celu(input, alpha=1.0):
+    """``torch.nn.functional.celu``."""
+    from .nn import functional as F
+    return F.celu(input, alpha)
+
+
+def celu_(input, alpha=1.0):
+    """``torch.nn.functional.celu_``."""
+    from .nn import functional as F
+    return F.celu_(input, alpha)
+
+
+def threshold(input, threshold, value):
+    """``torch.nn.functional.threshold``.
+
+    >>> threshold(tensor([0.5, 2.0]), 1.0, -1.0)
+    tensor([-1.,  2.])
+    """
+    from .nn import functional as F
+    return F.threshold(input, threshold, value)
+
+
+def threshold_(input, threshold, value):
+    """``torch.nn.functional.threshold_``."""
+    from .nn import functional as F
+    return F.threshold_(input, threshold, value)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """``torch.nn.functional.rrelu``, drawing the slopes from ``generator``."""
+    from .nn import functional as F
+    return F._rrelu(input, lower, upper, training, False, generator)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """``torch.nn.functional.rrelu_``, drawing the slopes from ``generator``."""
+    from .nn import functional as F
+    return F._rrelu(input, lower, upper, training, True, generator)
+
+
+def prelu(input, weight):
+    """``torch.nn.functional.prelu``."""
+    from .nn import functional as F
+    return F.prelu(input, weight)
+
+
+def hardshrink(input, lambd=0.5):
+    """``torch.nn.functional.hardshrink``."""
+    from .nn import functional as F
+    return F.hardshrink(input, lambd)
+
+
 def typename(obj):
     if isinstance(obj, Tensor):
         return obj.type()

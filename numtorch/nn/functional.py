@@ -318,21 +318,38 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     >>> rrelu(torch.tensor([-1.0, 1.0]))
     tensor([-0.2292,  1.0000])
     """
+    return _rrelu(input, lower, upper, training, inplace)
+
+
+def _rrelu(input, lower, upper, training, inplace, generator=None):
+    """``rrelu``, drawing from ``generator`` (``torch.rrelu`` takes one)."""
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
         if inplace:
             op = P.named(A.LeakyReluResult, "RreluWithNoiseBackward1")
             return _inplace(input, lambda t: op.apply(t, (lower + upper) / 2))
         op = P.named(A.LeakyRelu, "RreluWithNoiseBackward0")
         return _act(input, op, (lower + upper) / 2)
-    from .. import _random as R_
-    x = input._data
-    noise = np.ones(x.shape, x.dtype)
-    neg = ~(x > 0)
-    # NOTE: PyTorch draws one double uniform per non-positive element, in memory order.
-    noise[neg] = R_.uniform((int(neg.sum()),), np.float64, lower, upper).astype(x.dtype)
+    noise = _rrelu_noise(input._data, lower, upper, generator)
     if inplace:
         return _inplace(input, lambda t: A.RreluWithNoiseResult.apply(t, _const(noise)))
     return A.RreluWithNoise.apply(input, _const(noise))
+
+
+def _rrelu_noise(x, lower, upper, generator):
+    """rrelu's slopes: one double uniform per element ``x <= 0``, in memory order (a NaN
+    element is not drawn for: its slope stays 1), 1 elsewhere."""
+    from .. import _random as R_
+    noise = np.ones(x.shape, x.dtype)
+    neg = x <= 0
+    if x.dtype != np.float64:  # the bounds as PyTorch's math type (float) holds them
+        lower, upper = float(np.float32(lower)), float(np.float32(upper))
+    # NOTE: at::uniform_real_distribution<double> computes u * (to - from) + from unfused
+    # (uniform_ contracts it into one fma), so R_.uniform would differ in the last bit
+    u = R_._gen(generator)._uniform64(int(neg.sum()))
+    noise[neg] = (u * (upper - lower) + lower).astype(x.dtype)
+    return noise
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):

@@ -1,7 +1,16 @@
 """Activation functions of ``torch.nn.functional`` as built-in ops.
 
-Forward runs on arrays in the input's dtype; backward is written with Tensor ops (masks
-from comparisons are constants), so every activation differentiates twice.
+Forward runs on arrays in the input's dtype. Backward SELECTS per element, as PyTorch's
+kernels do, never multiplies by a 0/1 mask: a position the activation is flat at gets +0 for
+any incoming gradient (-3, inf, NaN), and the unused branch (``exp(200) = inf``) cannot leak a
+NaN. The piecewise activations' backward is an op of its own (``*BackwardKernel``: PyTorch's
+``*_backward`` on arrays, its derivatives PyTorch's double-backward formulas), so first and
+second derivatives match PyTorch's bits; the smooth ones are written with Tensor ops.
+
+NOTE: PyTorch's vectorised CPU loop and its scalar tail disagree on NaN inputs for hardtanh,
+the shrinks, hardswish and elu (``blendv`` on ``x > lo`` vs ``x <= lo ? 0 : g``); the tail
+only covers the last few elements of a tensor (all of one below 16), so numtorch follows the
+vectorised loop.
 
 >>> import numtorch as torch
 >>> from numtorch.ops import activation as A
@@ -25,13 +34,52 @@ _ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
 
 
 def _mask(cond, like):
-    """A comparison result as 0/1 in ``like``'s dtype (a constant for autograd)."""
+    """A comparison result as 0/1 in ``like``'s dtype (a constant for autograd); only where
+    PyTorch's own formula multiplies by such a mask (its double-backward formulas)."""
     return cond.to(like.dtype)
 
 
 def _s(x, value):
     """``value`` as a scalar of ``x``'s dtype, so float32 math stays float32."""
     return x.dtype.type(value)
+
+
+def _zeros(x):
+    """A constant +0 tensor like ``x`` (PyTorch's ``zeros_like(grad)`` double backward)."""
+    return _make(np.zeros(x._data.shape, x._data.dtype), None, False)
+
+
+def _pick(cond, a, b):
+    """``cond ? a : b`` with ``a`` and ``b`` Tensor constants or scalars (no gradient)."""
+    from .elementwise import where
+    return where(cond, a, b)
+
+
+class _GradKernel(BuiltinFunction):
+    """Base of PyTorch's ``<act>_backward(g, x, *args)`` kernels as ops.
+
+    ``kernel`` computes the gradient on arrays by selection. The op is linear in ``g``, so
+    d/dg applies the same kernel to ``gg``; d/dx is ``x_grad`` (PyTorch's double-backward
+    formula: zeros for the piecewise-linear activations).
+    """
+
+    @classmethod
+    def forward(cls, ctx, g, x, *args):
+        ctx.save_for_backward(g, x)
+        ctx.args = args
+        return cls.kernel(g, x, *args)
+
+    @classmethod
+    def backward(cls, ctx, gg):
+        g, x = ctx.saved_tensors
+        ng, nx = ctx.needs_input_grad[:2]
+        dg = cls.apply(gg, x, *ctx.args) if ng else None
+        dx = cls.x_grad(gg, g, x, *ctx.args) if nx else None
+        return (dg, dx) + (None,) * len(ctx.args)
+
+    @staticmethod
+    def x_grad(gg, g, x, *args):
+        return _zeros(x)
 
 
 def erf(x):
@@ -50,7 +98,7 @@ def erf(x):
 
 
 class LeakyRelu(BuiltinFunction):
-    """out = x > 0 ? x : slope * x;  dx = g * (x > 0 ? 1 : slope)."""
+    """out = x > 0 ? x : slope * x;  dx = x > 0 ? g : g * slope."""
     _backward_name = "LeakyReluBackward0"
 
     @staticmethod
@@ -62,8 +110,16 @@ class LeakyRelu(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        m = _mask(x > 0, g)
-        return g * (m * (1 - ctx.slope) + ctx.slope), None
+        return LeakyReluBackwardKernel.apply(g, x, ctx.slope), None
+
+
+class LeakyReluBackwardKernel(_GradKernel):
+    """leaky_relu_backward: dx = x > 0 ? g : g * slope (NaN x: g * slope)."""
+    _backward_name = "LeakyReluBackwardBackward0"
+
+    @staticmethod
+    def kernel(g, x, slope):
+        return np.where(x > 0, g, g * _s(g, slope))
 
 
 class Elu(BuiltinFunction):
@@ -80,10 +136,7 @@ class Elu(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        alpha, scale, input_scale = ctx.args
-        pos = _mask(x > 0, g)
-        neg = g * input_scale * (alpha * scale) * (x * input_scale).exp()
-        return pos * (g * scale) + (1 - pos) * neg, None, None, None
+        return EluBackwardKernel.apply(g, x, *ctx.args, False), None, None, None
 
 
 class Celu(Elu):
@@ -95,6 +148,35 @@ class Celu(Elu):
         alpha, scale, _ = ctx.args
         ctx.args = (alpha, scale, 1.0 / float(np.float32(alpha)))
         return Elu.backward(ctx, g)
+
+
+def _elu_coefs(x, alpha, scale, input_scale):
+    """PyTorch's (negcoef, poscoef, negiptcoef) in x's math type: alpha * scale is rounded
+    as a product of two float32 numbers for float32 input."""
+    a, s, i = _s(x, alpha), _s(x, scale), _s(x, input_scale)
+    return a * s, s, i
+
+
+class EluBackwardKernel(_GradKernel):
+    """elu_backward: dx = x > 0 ? g * scale : g * input_scale * alpha * scale * exp(x *
+    input_scale); from the result y: g * input_scale * (y + alpha * scale) for y <= 0."""
+    _backward_name = "EluBackwardBackward0"
+
+    @staticmethod
+    def kernel(g, x, alpha, scale, input_scale, is_result):
+        neg, pos, ipt = _elu_coefs(x, alpha, scale, input_scale)
+        if is_result:
+            return np.where(x > 0, g * pos, g * ipt * (x + neg))
+        return np.where(x > 0, g * pos, g * ipt * neg * np.exp(x * ipt))
+
+    @staticmethod
+    def x_grad(gg, g, x, alpha, scale, input_scale, is_result):
+        # NOTE: PyTorch's elu_double_backward multiplies by the mask (x < 0), so it gives
+        # -0 or NaN where that is 0; followed here bit for bit
+        v = gg * g * input_scale
+        if not is_result:
+            v = EluBackwardKernel.apply(v, x, alpha, scale, input_scale, False)
+        return v * _mask(x < 0, gg)
 
 
 class Gelu(BuiltinFunction):
@@ -198,9 +280,25 @@ class Softplus(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        bx = x * ctx.beta
-        lin = _mask(bx > ctx.threshold, g)
-        return g * (lin + (1 - lin) * bx.sigmoid()), None, None
+        return SoftplusBackwardKernel.apply(g, x, ctx.beta, ctx.threshold), None, None
+
+
+class SoftplusBackwardKernel(_GradKernel):
+    """softplus_backward: dx = beta x > threshold ? g : g * z / (z + 1), z = exp(beta x)."""
+    _backward_name = "SoftplusBackwardBackward0"
+
+    @staticmethod
+    def kernel(g, x, beta, threshold):
+        bx = x * _s(x, beta)
+        z = np.exp(bx)
+        return np.where(bx > _s(x, threshold), g, g * z / (z + _s(x, 1)))
+
+    @staticmethod
+    def x_grad(gg, g, x, beta, threshold):
+        # NOTE: PyTorch's softplus_double_backward masks by multiplying (beta x < threshold)
+        from .elementwise import sigmoid_backward
+        bx = x * beta
+        return sigmoid_backward(gg * g, bx.sigmoid()) * _mask(bx < threshold, gg) * beta
 
 
 class Hardtanh(BuiltinFunction):
@@ -216,7 +314,16 @@ class Hardtanh(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * _mask((x > ctx.lo) & (x < ctx.hi), g), None, None
+        return HardtanhBackwardKernel.apply(g, x, ctx.lo, ctx.hi), None, None
+
+
+class HardtanhBackwardKernel(_GradKernel):
+    """hardtanh_backward: dx = lo < x < hi ? g : +0 (NaN x: +0)."""
+    _backward_name = "HardtanhBackwardBackward0"
+
+    @staticmethod
+    def kernel(g, x, lo, hi):
+        return np.where((x > _s(x, lo)) & (x < _s(x, hi)), g, _s(g, 0))
 
 
 class Hardsigmoid(BuiltinFunction):
@@ -231,12 +338,22 @@ class Hardsigmoid(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
+        return HardsigmoidBackwardKernel.apply(g, x)
+
+
+class HardsigmoidBackwardKernel(_GradKernel):
+    """hardsigmoid_backward: dx = -3 < x < 3 ? g / 6 : +0 (PyTorch has no double backward
+    for it; numtorch's is d/dg the same kernel, d/dx zero)."""
+    _backward_name = "HardsigmoidBackwardBackward0"
+
+    @staticmethod
+    def kernel(g, x):
         # NOTE: PyTorch multiplies by the float32 constant 1.0f / 6.0f, in any dtype
-        return g * _mask((x > -3) & (x < 3), g) * _ONE_SIXTH_F32
+        return np.where((x > -3) & (x < 3), g * _s(g, _ONE_SIXTH_F32), _s(g, 0))
 
 
 class Hardswish(BuiltinFunction):
-    """out = x * clamp(x + 3, 0, 6) / 6;  dx = g * (x < -3 ? 0 : x <= 3 ? x/3 + 1/2 : 1)."""
+    """out = x * clamp(x + 3, 0, 6) / 6;  dx = x <= -3 ? 0 : x < 3 ? g * (x/3 + 1/2) : g."""
     _backward_name = "HardswishBackward0"
 
     @staticmethod
@@ -247,9 +364,21 @@ class Hardswish(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        mid = _mask((x >= -3) & (x <= 3), g)
-        hi = _mask(x > 3, g)
-        return g * (mid * (x / 3 + 0.5) + hi)
+        return HardswishBackwardKernel.apply(g, x)
+
+
+class HardswishBackwardKernel(_GradKernel):
+    """hardswish_backward: dx = x <= -3 ? +0 : x < 3 ? g * (x / 3 + 1/2) : g."""
+    _backward_name = "HardswishBackwardBackward0"
+
+    @staticmethod
+    def kernel(g, x):
+        mid = g * (x / _s(x, 3) + _s(x, 0.5))
+        return np.where(x <= -3, _s(g, 0), np.where(x >= 3, g, mid))
+
+    @staticmethod
+    def x_grad(gg, g, x):
+        return _pick((x > -3) & (x < 3), gg * g / 3.0, _zeros(x))
 
 
 class LogSigmoid(BuiltinFunction):
@@ -264,7 +393,24 @@ class LogSigmoid(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * (-x).sigmoid()
+        return LogSigmoidBackwardKernel.apply(g, x)
+
+
+class LogSigmoidBackwardKernel(_GradKernel):
+    """log_sigmoid_backward: dx = g * (x < 0 ? 1 - q : q), q = z / (1 + z), z = exp(-|x|)
+    (not g * sigmoid(-x): that flushes to 0 for x = 100 in float32, and inf * 0 = NaN)."""
+    _backward_name = "LogSigmoidBackwardBackward0"
+
+    @staticmethod
+    def kernel(g, x):
+        z = np.exp(-np.abs(x))
+        q = z / (z + _s(x, 1))
+        return np.where(x < 0, _s(x, 1) - q, q) * g
+
+    @staticmethod
+    def x_grad(gg, g, x):
+        z = x.sigmoid()  # PyTorch's log_sigmoid_double_backward(gg * g, x)
+        return gg * g * (z - 1) * z
 
 
 class Threshold(BuiltinFunction):
@@ -280,7 +426,16 @@ class Threshold(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * _mask(x > ctx.threshold, g), None, None
+        return ThresholdBackwardKernel.apply(g, x, ctx.threshold), None, None
+
+
+class ThresholdBackwardKernel(_GradKernel):
+    """threshold_backward: dx = x <= threshold ? +0 : g (so a NaN x passes g)."""
+    _backward_name = "ThresholdBackwardBackward0"
+
+    @staticmethod
+    def kernel(g, x, threshold):
+        return np.where(x <= np.asarray(threshold, x.dtype), _s(g, 0), g)
 
 
 class Hardshrink(BuiltinFunction):
@@ -296,7 +451,21 @@ class Hardshrink(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * _mask((x > ctx.lambd) | (x < -ctx.lambd), g), None
+        return HardshrinkBackwardKernel.apply(g, x, ctx.lambd), None
+
+
+class HardshrinkBackwardKernel(_GradKernel):
+    """hardshrink_backward: dx = x < -lambd or x > lambd ? g : +0 (NaN x: +0)."""
+    _backward_name = "HardshrinkBackwardBackward0"
+
+    @staticmethod
+    def kernel(g, x, lambd):
+        lam = _s(x, lambd)
+        return np.where((x < -lam) | (x > lam), g, _s(g, 0))
+
+
+class SoftshrinkBackwardKernel(HardshrinkBackwardKernel):
+    _backward_name = "SoftshrinkBackwardBackward0"
 
 
 class Softshrink(BuiltinFunction):
@@ -310,7 +479,10 @@ class Softshrink(BuiltinFunction):
         lam = _s(x, lambd)
         return np.where(x > lam, x - lam, np.where(x < -lam, x + lam, _s(x, 0)))
 
-    backward = Hardshrink.backward
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return SoftshrinkBackwardKernel.apply(g, x, ctx.lambd), None
 
 
 class Prelu(BuiltinFunction):
@@ -325,10 +497,36 @@ class Prelu(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         x, w = ctx.saved_tensors
-        pos = _mask(x > 0, g)
-        gx = g * (pos + (1 - pos) * w) if ctx.needs_input_grad[0] else None
-        gw = g * (1 - pos) * x if ctx.needs_input_grad[1] else None
-        return gx, gw
+        return PreluBackwardKernel.apply(g, x, w)
+
+
+class PreluBackwardKernel(BuiltinFunction):
+    """_prelu_kernel_backward: dx = x > 0 ? g : w * g,  dw = x > 0 ? +0 : x * g (in x's
+    shape; the engine sums it to w's). Its own derivatives are PyTorch's formulas, which
+    select on x >= 0 (so at x = 0 they disagree with the first derivative, as PyTorch's do)."""
+    _backward_name = "PreluKernelBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, x, w):
+        ctx.save_for_backward(g, x, w)
+        ctx.set_materialize_grads(False)  # PyTorch's formulas test which grads are defined
+        pos = x > 0
+        return np.where(pos, g, w * g), np.where(pos, _s(g, 0), x * g)
+
+    @staticmethod
+    def backward(ctx, ggx, ggw):
+        g, x, w = ctx.saved_tensors
+        if ggx is None and ggw is None:
+            return None, None, None
+        zero = _make(np.zeros((), g._data.dtype), None, False)
+        nonneg = x >= 0
+        if ggx is None:
+            dg = _pick(nonneg, zero, ggw * x)
+        else:
+            dg = _pick(nonneg, ggx, ggx * w if ggw is None else ggx * w + ggw * x)
+        dx = _zeros(x) if ggw is None else _pick(nonneg, zero, g * ggw)
+        dw = _zeros(x) if ggx is None else _pick(nonneg, zero, g * ggx)
+        return dg, dx, dw
 
 
 class Glu(BuiltinFunction):
@@ -379,7 +577,7 @@ _NEGATIVE_ALPHA = ("In-place elu backward calculation is triggered with a negati
 
 
 class LeakyReluResult(BuiltinFunction):
-    """leaky_relu_: y = x > 0 ? x : slope * x;  dx = g * (y > 0 ? 1 : slope)."""
+    """leaky_relu_: y = x > 0 ? x : slope * x;  dx = y > 0 ? g : g * slope."""
     _backward_name = "LeakyReluBackward1"
 
     @staticmethod
@@ -394,12 +592,11 @@ class LeakyReluResult(BuiltinFunction):
         (y,) = ctx.saved_tensors
         if ctx.slope < 0:
             raise RuntimeError(_NEGATIVE_SLOPE)
-        m = _mask(y > 0, g)
-        return g * (m * (1 - ctx.slope) + ctx.slope), None
+        return LeakyReluBackwardKernel.apply(g, y, ctx.slope), None
 
 
 class EluResult(BuiltinFunction):
-    """elu_: y as Elu;  dx = g * (y > 0 ? scale : input_scale * (y + alpha * scale))."""
+    """elu_: y as Elu;  dx = y > 0 ? g * scale : g * input_scale * (y + alpha * scale)."""
     _backward_name = "EluBackward1"
 
     @staticmethod
@@ -415,9 +612,8 @@ class EluResult(BuiltinFunction):
         alpha, scale, input_scale = ctx.args
         if alpha < 0:
             raise RuntimeError(_NEGATIVE_ALPHA)
-        pos = _mask(y > 0, g)
-        return pos * (g * scale) + (1 - pos) * (g * input_scale * (y + alpha * scale)), None, \
-            None, None
+        return EluBackwardKernel.apply(g, y, alpha, scale, input_scale, True), None, None, \
+            None
 
 
 class CeluResult(EluResult):
