@@ -687,12 +687,18 @@ class Einsum(BuiltinFunction):
 
 
 def _einsum_sum_dtype(eq, xs):
-    """int64 where PyTorch's einsum is a sum of one integer or bool operand (a label summed
-    away promotes as ``torch.sum`` does); None (the operands' own dtype) otherwise."""
-    if len(xs) != 1 or xs[0].dtype.kind not in "biu":
+    """int64 where PyTorch's einsum sums an integer or bool operand over a label no other
+    operand and not the output has (it reduces such labels first, with ``torch.sum``'s
+    promotion); None (the operands' own dtype) otherwise."""
+    if not xs or xs[0].dtype.kind not in "biu":
         return None
     ins, out = eq.split("->")
-    return np.int64 if set(ins) - set(out) - {"."} else None
+    subs = ins.split(",")
+    for i, sub in enumerate(subs):
+        others = set(out).union(*(set(t) for j, t in enumerate(subs) if j != i))
+        if set(sub) - others:
+            return np.int64
+    return None
 
 
 def _einsum_grad(target, out, others, g, ops, x):

@@ -76,9 +76,11 @@ def test_errors(fn):
     ("i->", [(3,)], "int32"), ("ij->i", [(2, 3)], "int32"), ("iji->j", [(2, 3, 2)], "int32"),
     ("i,j->ij", [(2,), (3,)], "int32"), ("ij->ij", [(2, 3)], "int32"),
     ("i,i->", [(3,), (3,)], "int32"), ("i->", [(3,)], "bool"), ("i->", [(3,)], "uint8"),
-    ("ii->i", [(2, 2)], "int16"), ("...i->...", [(2, 3)], "int32"), ("i->", [(3,)], "float32")])
+    ("ii->i", [(2, 2)], "int16"), ("...i->...", [(2, 3)], "int32"), ("i->", [(3,)], "float32"),
+    ("...ik,...j->ij", [(1, 2, 3), (3,)], "int32"), ("ik,j->ij", [(2, 3), (4,)], "int64")])
 def test_integer_sums_promote_as_torch_sum(eq, shapes, dtype, torch):
-    # one integer operand with a label summed away sums to int64; products keep the dtype
+    # an integer operand summed over a label of its own sums to int64 (torch.sum's
+    # promotion); products and contractions keep the dtype
     def run(lib):
         return str(lib.einsum(eq, *[lib.ones(*s, dtype=getattr(lib, dtype)) for s in shapes]))
     assert run(numtorch) == run(torch)
