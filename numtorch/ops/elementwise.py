@@ -203,7 +203,7 @@ def _true_div_dtype(a, b):
 
 
 class Div(BuiltinFunction):
-    """out = a / b;  da = g / b, db = -g * a / b**2."""
+    """out = a / b;  da = g / b, db = -g * ((a / b) / b) (PyTorch's order: no overflow of b*b)."""
     _backward_name = "DivBackward0"
     _wrapped_scalars = (0, 1)
 
@@ -217,7 +217,7 @@ class Div(BuiltinFunction):
     def backward(ctx, g):
         a, b = _pair(ctx)
         na, nb = ctx.needs_input_grad[:2]
-        return (g / _cj(b) if na else None), (-g * _cj(a / (b * b)) if nb else None)
+        return (g / _cj(b) if na else None), (-g * _cj((a / b) / b) if nb else None)
 
 
 class DivRounding(BuiltinFunction):
@@ -752,11 +752,17 @@ def _mul_into(g, t):
 
 Abs = _unary("Abs", np.abs, lambda g, x, o: g * x.sgn(), float_only=False,
              np_grad=lambda g, x, o: _mul_into(g, _sign(x)))
-# NOTE: the gradient is g where the output is positive, else +0 (PyTorch's threshold_backward
-# selects, it does not multiply: a negative g gives 0., not -0.; a NaN output passes g)
-Relu = _unary("Relu", lambda x: np.maximum(x, 0), lambda g, x, o: g.masked_fill(o <= 0, 0.0),
+# NOTE: the gradient is PyTorch's threshold_backward(g, out, 0): g where the output is
+# positive, else +0 (it selects, it does not multiply: a negative g gives 0., not -0.; a NaN
+# output passes g), an op whose own backward keeps the output in the graph
+Relu = _unary("Relu", lambda x: np.maximum(x, 0), lambda g, x, o: _threshold_backward(g, o),
               uses="out", float_only=False,
               np_grad=lambda g, x, o: _relu_grad(g, o))
+
+
+def _threshold_backward(g, o):
+    from .activation import ThresholdBackwardKernel  # activation builds on this module
+    return ThresholdBackwardKernel.apply(g, o, 0)
 
 
 def _relu_grad(g, o):
