@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import numtorch
-from helpers import check_same, numerical_grad_check
+from helpers import check_error, check_same, numerical_grad_check
 from numtorch.ops.rnn_cells import GRUCellFused, GRULayerFused, LSTMCellFused, LSTMLayerFused
 
 RNG = np.random.default_rng(0)
@@ -318,3 +318,12 @@ def test_gru_output_modified_in_place_keeps_gradients(torch):
         out.sum().backward()
         return out, [p.grad for p in m.parameters()]
     check_same(run)
+
+
+@pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN"])
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_empty_sequence_raises_pytorchs_error(cls, batch_first):
+    def run(lib):
+        m = getattr(lib.nn, cls)(4, 3, batch_first=batch_first)
+        return m(lib.zeros(2, 0, 4) if batch_first else lib.zeros(0, 2, 4))
+    check_error(run)

@@ -357,6 +357,8 @@ class RNNBase(Module):
             self.check_hidden_size(hx, exp_h)
             states = list(hx.unbind(0))
         x = input.transpose(0, 1) if self.batch_first else input
+        if x.shape[0] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         out, finals = self._run(x, states)
         if self.batch_first:
             out = out.transpose(0, 1)
