@@ -204,12 +204,13 @@ def test_gru_second_derivatives_against_torch(torch, kwargs):
 
 def test_gru_output_grad_fn_names(torch):
     """PyTorch's CPU GRU stacks its steps: StackBackward0 (CatBackward0 when bidirectional,
-    SqueezeBackward1 unbatched), for the output and h_n."""
+    SqueezeBackward1 unbatched), for the output and h_n; batch_first transposes the output
+    back in place (TransposeBackward1)."""
     def run(lib):
         names = []
         for kwargs, x in [({}, lib.ones(4, 1, 2)), ({"bidirectional": True}, lib.ones(4, 1, 2)),
                           ({"num_layers": 2, "bias": False}, lib.ones(4, 1, 2)),
-                          ({}, lib.ones(4, 2))]:
+                          ({}, lib.ones(4, 2)), ({"batch_first": True}, lib.ones(1, 4, 2))]:
             out, h = lib.nn.GRU(2, 3, **kwargs)(x)
             names += [type(t.grad_fn).__name__ for t in (out, h)]
         return names

@@ -361,7 +361,9 @@ class RNNBase(Module):
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         out, finals = self._run(x, states)
         if self.batch_first:
-            out = out.transpose(0, 1)
+            # NOTE: PyTorch's LSTM transposes its output back, its GRU and RNN in place
+            # (TransposeBackward0 vs TransposeBackward1)
+            out = out.transpose(0, 1) if self.mode == "LSTM" else out.transpose_(0, 1)
         if self.mode == "LSTM":
             hidden = (stack([f[0] for f in finals], 0), stack([f[1] for f in finals], 0))
         else:
