@@ -493,6 +493,8 @@ def _apply_one(cls, a):
     if type(out) is not Tensor or out is a or ctx._dirty is not None or \
             ctx._non_diff is not None:
         return _wrap_outputs(ctx, (a,), out, True)
+    # NOTE: _wrap_one's recording branch, inlined (the custom Function hot path); a change
+    # to one must be made to the other
     od = out._data
     m = meta[0]
     if m[1].np is od.dtype:  # most Functions keep dtype (and shape): share the input's meta
