@@ -2414,6 +2414,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         mats = [_nearest_matrix(n, o, s, mode == "nearest-exact") for n, o, s in
                 zip(sizes, out, scales)]
         name = _INTERP_NAMES[mode].format(nsp)
+    elif mode == "bilinear" and input.dtype is D.uint8:
+        return _interpolate_uint8(input, out, scales, bool(align_corners), antialias)
     elif mode in _INTERP_DIMS:
         ac = bool(align_corners)
         dt = np.float64 if input._data.dtype == np.float64 else np.float32
@@ -2424,6 +2426,24 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                   "(yet): use nearest, nearest-exact, linear, bilinear, "
                                   "trilinear or area")
     return P.axis_maps(input, mats, name)
+
+
+def _triangle(t):
+    return np.maximum(1.0 - np.abs(t), 0.0)
+
+
+def _interpolate_uint8(input, out, scales, align_corners, antialias):
+    """Bilinear uint8 resizing with PyTorch's fixed-point kernel (see ``FixedPointMaps``)."""
+    maps = []
+    for n, o, s in zip(input.shape[2:], out, scales):
+        if n == o:
+            maps.append((None, 0))
+            continue
+        # NOTE: the scale is PyTorch's area_pixel_compute_scale, in double here
+        scale = _scale_value(s, n, o, align_corners, True, float)
+        maps.append(P.fixed_point(P.filter_weights(n, o, scale, 1.0, _triangle, align_corners,
+                                                   antialias)))
+    return P.FixedPointMaps.apply(input, maps)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
@@ -2541,9 +2561,8 @@ def _check_grid(input, grid, mode):
     if grid.shape[-1] != input.dim() - 2:
         raise RuntimeError(f"grid_sampler(): expected grid to have size {input.dim() - 2} in "
                            f"last dimension, but got grid with sizes {list(grid.shape)}")
-    if mode == "bicubic":
-        raise NotImplementedError("numtorch's grid_sample does not support mode 'bicubic' "
-                                  "(yet): use bilinear or nearest")
+    if mode == "bicubic" and input.dim() != 4:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
 
 
 def affine_grid(theta, size, align_corners=None):

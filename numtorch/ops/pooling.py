@@ -350,6 +350,65 @@ def axis_maps(x, mats, name):
     return named(AxisMaps, name).apply(x, mats, name)
 
 
+def filter_weights(n_in, n_out, scale, support, filt, align_corners=False, antialias=False):
+    """The (n_out, n_in) float64 matrix of PyTorch's separable (antialiasing) resampler.
+
+    Output ``i`` centres on ``scale * (i + 0.5)`` and weighs the inputs within ``support``
+    by ``filt`` (stretched by ``scale`` when antialiasing a downscale), normalised to sum 1.
+    PyTorch's uint8 kernels use these weights even without antialias (then with a half-pixel
+    shift for align_corners), which is why they differ from the float kernels at the borders.
+
+    >>> filter_weights(2, 4, 0.5, 1.0, lambda t: np.maximum(1 - np.abs(t), 0))[1]
+    array([0.75, 0.25])
+    """
+    if antialias and scale >= 1:
+        support, inv = support * scale, 1.0 / scale
+    else:
+        inv = 1.0
+    delta = 0.5 if align_corners and not antialias else 0.0
+    i = np.arange(n_out)
+    center = scale * (i + 0.5 - delta)
+    # NOTE: int64 casts truncate toward zero in PyTorch's kernel; trunc keeps that
+    lo = np.maximum(np.trunc(center - support + 0.5 + delta), 0).astype(np.int64)
+    hi = np.minimum(np.trunc(center + support + 0.5 + delta), n_in).astype(np.int64)
+    j = np.arange(n_in)
+    inside = (j >= lo[:, None]) & (j < hi[:, None])
+    w = np.where(inside, filt((j - center[:, None] + 0.5 - delta) * inv), 0.0)
+    total = w.sum(1, keepdims=True)
+    return np.divide(w, total, out=np.zeros_like(w), where=total != 0)
+
+
+def fixed_point(w):
+    """PyTorch's int16 quantisation of a weight matrix: (weights, precision in bits), the
+    precision being the largest (< 22) that keeps the biggest weight within int16."""
+    top = w.max(initial=0.0)
+    bits = 0
+    while bits < 22 and int(0.5 + top * (1 << (bits + 1))) < (1 << 15):
+        bits += 1
+    v = w * (1 << bits)
+    return np.where(v < 0, np.trunc(v - 0.5), np.trunc(v + 0.5)).astype(np.int64), bits
+
+
+class FixedPointMaps(BuiltinFunction):
+    """uint8 resampling as PyTorch's CPU kernels do it: each spatial dim (the last first)
+    is mapped with int16 weights, rounded to nearest and clamped to uint8 between passes.
+    Integer tensors never require grad, so there is no backward."""
+    _backward_name = "UpsampleBilinear2DBackward0"
+
+    @staticmethod
+    def forward(ctx, x, maps):
+        out = x
+        nsp = len(maps)
+        for i, (m, bits) in reversed(list(enumerate(maps))):
+            if m is None:  # PyTorch skips a dim whose size is unchanged
+                continue
+            axis = x.ndim - nsp + i
+            acc = np.tensordot(out.astype(np.int64), m, axes=([axis], [1]))
+            acc = (acc + (1 << bits >> 1)) >> bits
+            out = np.moveaxis(np.clip(acc, 0, 255).astype(x.dtype), -1, axis)
+        return np.ascontiguousarray(out)
+
+
 def adaptive_ranges(n_in, n_out):
     """PyTorch's adaptive windows: [floor(i n / m), ceil((i + 1) n / m))."""
     i = np.arange(n_out)
@@ -487,18 +546,23 @@ def _reflect(c, twice_low, twice_high):
         np.where(even, sign, -sign)
 
 
+def _pad_coord(c, size, padding_mode, align_corners):
+    """Pixel position ``c`` moved inside by padding_mode, and d(new)/d(c)."""
+    mult = np.ones_like(c)
+    if padding_mode == "reflection":
+        bounds = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
+        c, mult = _reflect(c, *bounds)
+    if padding_mode != "zeros":
+        mult = mult * ((c > 0) & (c < size - 1))
+        c = np.clip(c, 0, size - 1).astype(mult.dtype)
+    return c, mult
+
+
 def _source(coord, size, padding_mode, align_corners):
     """Pixel position of each grid coordinate after padding_mode, and its gradient factor."""
     c, scale = _unnormalize(coord, size, align_corners)
-    mult = np.full_like(c, scale)
-    if padding_mode == "reflection":
-        bounds = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
-        c, sign = _reflect(c, *bounds)
-        mult = mult * sign
-    if padding_mode != "zeros":
-        mult = mult * ((c > 0) & (c < size - 1))
-        c = np.clip(c, 0, size - 1).astype(coord.dtype)
-    return c, mult
+    c, mult = _pad_coord(c, size, padding_mode, align_corners)
+    return c.astype(coord.dtype), mult * scale
 
 
 def _corners(src, sizes, mode):
@@ -530,7 +594,53 @@ def _masked(idx, w, dws, sizes):
     return idx, w * valid, [dw * valid for dw in dws]
 
 
+_CUBIC_A = -0.75  # PyTorch's cubic convolution constant (Keys' kernel)
+
+
+def _cubic_taps(t):
+    """Keys' cubic-convolution weights of the taps at offsets -1, 0, 1, 2 from floor(src),
+    for fraction ``t``, with their derivatives in ``t``."""
+    a = _CUBIC_A
+
+    def near(u):  # |u| <= 1
+        return ((a + 2) * u - (a + 3)) * u * u + 1, (3 * (a + 2) * u - 2 * (a + 3)) * u
+
+    def far(u):  # 1 < |u| < 2
+        return ((a * u - 5 * a) * u + 8 * a) * u - 4 * a, (3 * a * u - 10 * a) * u + 8 * a
+
+    (w0, d0), (w1, d1), (w2, d2), (w3, d3) = far(t + 1), near(t), near(1 - t), far(2 - t)
+    return [w0, w1, w2, w3], [d0, d1, -d2, -d3]
+
+
+def _bicubic_corners(src, sizes, padding_mode, align_corners):
+    """Like ``_corners`` for the 4 x 4 bicubic taps: padding_mode moves each tap (not the
+    sampled point) inside, as PyTorch does, so it adds nothing to the grid gradient."""
+    lo = [np.floor(s) for s in src]
+    taps = [_cubic_taps(s - f) for s, f in zip(src, lo)]
+    out = []
+    for ks in np.ndindex(*(4,) * len(src)):
+        idx = [_pad_coord(f + (k - 1), n, padding_mode, align_corners)[0].astype(np.int64)
+               for f, k, n in zip(lo, ks, sizes)]
+        ws = [t[0][k] for t, k in zip(taps, ks)]
+        dws = [np.prod([t[1][k] if e == d else ws[e] for e, (t, k) in enumerate(zip(taps, ks))],
+                       axis=0) for d in range(len(src))]
+        out.append(_masked(idx, np.prod(ws, axis=0), dws, sizes))
+    return out
+
+
+def _bicubic_terms(x, grid, padding_mode, align_corners):
+    nsp = x.ndim - 2
+    sizes = x.shape[2:]
+    srcs = [_unnormalize(grid[..., nsp - 1 - d], sizes[d], align_corners) for d in range(nsp)]
+    n = np.arange(x.shape[0]).reshape((-1,) + (1,) * nsp)
+    keys = [((n,) + tuple(i), w, dws) for i, w, dws in
+            _bicubic_corners([s for s, _ in srcs], sizes, padding_mode, align_corners)]
+    return np.moveaxis(x, 1, -1), keys, [np.full_like(s, m) for s, m in srcs]
+
+
 def _grid_terms(x, grid, mode, padding_mode, align_corners):
+    if mode == "bicubic":
+        return _bicubic_terms(x, grid, padding_mode, align_corners)
     nsp = x.ndim - 2
     sizes = x.shape[2:]
     srcs = [_source(grid[..., nsp - 1 - d], sizes[d], padding_mode, align_corners)
