@@ -55,7 +55,7 @@ def _singular(op):
 
 
 class Inv(BuiltinFunction):
-    """out = A⁻¹;  dA = -out.mT @ g @ out.mT."""
+    """out = A⁻¹;  dA = -out.mH @ g @ out.mH (mH: the conjugate gradient of complex A)."""
     _backward_name = "LinalgInvExBackward0"
 
     @staticmethod
@@ -70,7 +70,7 @@ class Inv(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         (out,) = ctx.saved_tensors
-        return -(out.mT @ g @ out.mT)
+        return -(out.mH @ g @ out.mH)
 
 
 def inv(A, *, out=None):
@@ -84,7 +84,7 @@ def inv_ex(A, *, check_errors=False):
 
 
 class Det(BuiltinFunction):
-    """out = det(A);  dA = g · out · A⁻ᵀ."""
+    """out = det(A);  dA = g · conj(out) · A⁻ᴴ."""
     _backward_name = "LinalgDetBackward0"
 
     @staticmethod
@@ -96,8 +96,8 @@ class Det(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         A, out = ctx.saved_tensors
-        scale = (g * out).unsqueeze(-1).unsqueeze(-1)
-        return scale * inv(A).mT
+        scale = (g * out.conj()).unsqueeze(-1).unsqueeze(-1)
+        return scale * inv(A).mH
 
 
 def det(A, *, out=None):
@@ -135,7 +135,7 @@ def logdet(A):
 
 
 class Solve(BuiltinFunction):
-    """X = A⁻¹B;  dB = solve(Aᵀ, g), dA = -dB Xᵀ."""
+    """X = A⁻¹B;  dB = solve(Aᴴ, g), dA = -dB Xᴴ (ᴴ: the conjugate gradient of complex A)."""
     _backward_name = "LinalgSolveExBackward0"
 
     @staticmethod
@@ -153,11 +153,11 @@ class Solve(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         A, X = ctx.saved_tensors
-        gB = solve(A.mT, g)
+        gB = solve(A.mH, g)
         if ctx.vector:
-            gA = -(gB.unsqueeze(-1) @ X.unsqueeze(-2))
+            gA = -(gB.unsqueeze(-1) @ X.conj().unsqueeze(-2))
         else:
-            gA = -(gB @ X.mT)
+            gA = -(gB @ X.mH)
         return gA, gB, None
 
 
@@ -250,12 +250,17 @@ class Svd(BuiltinFunction):
     def forward(ctx, A, full_matrices):
         U, S, Vh = np.linalg.svd(A, full_matrices=full_matrices)
         ctx.full = full_matrices
+        # unused outputs get None, not zeros: a zero gU still divides by S_i^2 - S_j^2, which
+        # is 0/0 at repeated singular values (a zero matrix), where svdvals' gradient is finite
+        ctx.set_materialize_grads(False)
         ctx.save_for_backward(A, U, S, Vh)
         return U, S, Vh
 
     @staticmethod
     def backward(ctx, gU, gS, gVh):
         A, U, S, Vh = ctx.saved_tensors
+        if gU is None and gS is None and gVh is None:
+            return None, None
         if ctx.full:  # as PyTorch: the extra (arbitrary) singular vectors get no gradient
             k = S.shape[-1]
             U, Vh = U[..., :, :k], Vh[..., :k, :]
@@ -269,7 +274,7 @@ def _svd_grad(A, U, S, Vh, gU, gS, gVh):
     k = S.shape[-1]
     Sm = S.diag_embed()
     inner = gS.diag_embed() if gS is not None else 0
-    if gU is None and gVh is None:
+    if gU is None and gVh is None:  # (gS is not None here)
         return U @ inner @ Vh
     eye = _make(np.eye(k, dtype=bool), None, False)
     s2 = S * S

@@ -734,6 +734,10 @@ class VectorNorm(BuiltinFunction):
         if x.dtype.kind not in "fc":
             raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
                                f"as input. Got {_TYPE_NAMES.get(D._FROM_NP[x.dtype].name)}")
+        if (p < 0 or p == float("inf")) and 0 in [x.shape[d] for d in dims]:
+            shown = int(p) if p.is_integer() else p  # PyTorch prints -1, -3.5, inf
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on an "
+                               "empty tensor because the operation does not have an identity")
         a = np.abs(x)
         if p == float("inf"):
             out = np.max(a, axis=dims, keepdims=keepdim)
@@ -753,7 +757,7 @@ class VectorNorm(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         x, out = ctx.saved_tensors
-        shape, p = x._data.shape, ctx.p
+        shape, p, g0 = x._data.shape, ctx.p, g
         g = expand_grad(g, shape, ctx.dims, ctx.keepdim)
         n = expand_grad(out, shape, ctx.dims, ctx.keepdim)
         if p == 0:
@@ -767,8 +771,33 @@ class VectorNorm(BuiltinFunction):
         from .elementwise import where
         if p == 2:
             return g * where(n == 0, 0.0, x / n), None, None, None
-        scale = x * x.abs().pow(p - 2) / n.pow(p - 1)
-        return g * where(n == 0, 0.0, scale), None, None, None
+        # g and the norm at the kept (unexpanded) shape: a NaN of the zero-norm mask then
+        # reaches g's gradient even when x is empty, as in PyTorch
+        g, n = (_kept(t, shape, ctx.dims, ctx.keepdim) for t in (g0, out))
+        return _pnorm_grad(x, n, g, p), None, None, None
+
+
+def _kept(t, shape, dims, keepdim):
+    """A reduction's output ``t`` reshaped to keepdim form (size 1 over ``dims``)."""
+    if keepdim or not dims:
+        return t
+    return t.reshape([1 if i in dims else k for i, k in enumerate(shape)])
+
+
+def _pnorm_grad(x, n, g, p):
+    """dx = g x|x|^(p-2) / n^(p-1) for a general ``p``, split (as PyTorch) so that its own
+    derivative matches PyTorch's, NaNs included, at zero entries and zero norms."""
+    from .elementwise import where
+    if p < 1:  # |x|^(p-1) is infinite at x == 0: those entries get 0 (a subgradient)
+        scaled = where(x == 0, 0.0, x.sgn() * x.abs().pow(p - 1))
+        return scaled * g * n.pow(1 - p)
+    # x|x|^(p-2) is finite at 0 for p >= 2; for 1 < p < 2 write it sgn(x)|x|^(p-1).
+    scaled = x.sgn() * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
+    # A zero norm (all entries 0) gets a zero gradient. The 1/n factor multiplies g only, not
+    # ``scaled``: a zero gradient then reaches x through ``scaled`` rather than a 0/0, and
+    # what reaches n (NaN) is masked again by n's own backward, so d2/dx2 is 0 as PyTorch's.
+    scale = where(n == 0, 0.0, g / n.pow(p - 1))
+    return scaled * scale
 
 
 def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
