@@ -2364,11 +2364,45 @@ def _linear_matrix(n_in, n_out, scale, align_corners, dt):
     return m
 
 
+def _cubic_matrix(n_in, n_out, scale, align_corners, dt):
+    """PyTorch's bicubic resampling along one dim: Keys' taps (a = -0.75) at floor(src) - 1
+    ... + 2, the taps' indices clamped to the edges (so border weights pile onto the edge)."""
+    s = _scale_value(scale, n_in, n_out, align_corners, True, dt)
+    i = np.arange(n_out)
+    idx = i.astype(dt)
+    # NOTE: unlike linear, the cubic source index is not clamped at 0
+    src = s * idx if align_corners else s * (idx + dt(0.5)) - dt(0.5)
+    i0 = np.minimum(np.floor(src.astype(np.float32)).astype(np.int64), n_in - 1)
+    t = np.clip(src - i0.astype(dt), dt(0), dt(1))
+    m = np.zeros((n_out, n_in), dt)
+    for k, w in enumerate(P._cubic_taps(t)[0]):
+        np.add.at(m, (i, np.clip(i0 - 1 + k, 0, n_in - 1)), w)
+    return m
+
+
+def _triangle(t):
+    return np.maximum(1.0 - np.abs(t), 0.0)
+
+
+# (support, filter) of the antialiasing resamplers, float and uint8
+_AA_FILTERS = {"bilinear": (1.0, _triangle), "bicubic": (2.0, P.keys_cubic(-0.5))}
+
+
+def _aa_matrix(n_in, n_out, scale, align_corners, mode, dt):
+    """The antialiasing resampler's matrix; PyTorch leaves a dim of unchanged size alone."""
+    if n_in == n_out:
+        return np.eye(n_in, dtype=dt)
+    support, filt = _AA_FILTERS[mode]
+    scale = _scale_value(scale, n_in, n_out, align_corners, True, float)
+    return P.filter_weights(n_in, n_out, scale, support, filt, align_corners, True).astype(dt)
+
+
 _INTERP_NAMES = {"nearest": "UpsampleNearest{}DBackward0",
                  "nearest-exact": "UpsampleNearestExact{}DBackward0",
                  "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
-                 "trilinear": "UpsampleTrilinear3DBackward0"}
-_INTERP_DIMS = {"linear": 1, "bilinear": 2, "trilinear": 3}
+                 "trilinear": "UpsampleTrilinear3DBackward0",
+                 "bicubic": "UpsampleBicubic2DBackward0"}
+_INTERP_DIMS = {"linear": 1, "bilinear": 2, "trilinear": 3, "bicubic": 2}
 
 
 def _interp_sizes(input, size, scale_factor, nsp):
@@ -2392,15 +2426,21 @@ def _interp_sizes(input, size, scale_factor, nsp):
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """Resize the spatial dims (nearest, nearest-exact, linear, bilinear, trilinear, area).
+    """Resize the spatial dims (nearest, nearest-exact, linear, bilinear, bicubic, trilinear,
+    area); ``antialias`` low-pass filters a bilinear or bicubic downscale, as PIL does.
 
     >>> interpolate(torch.tensor([[[1.0, 2.0]]]), scale_factor=2)
     tensor([[[1., 1., 2., 2.]]])
+    >>> interpolate(torch.tensor([[[[0.0, 1.0]]]]), size=(1, 4), mode="bicubic")
+    tensor([[[[-0.1055,  0.2266,  0.7734,  1.1055]]]])
     """
     nsp = input.dim() - 2
     if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
+    if antialias and not (mode in ("bilinear", "bicubic") and nsp == 2):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
     if mode in _INTERP_DIMS and _INTERP_DIMS[mode] != nsp:
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
                                   f"{_INTERP_DIMS[mode] + 2}D input")
@@ -2408,40 +2448,52 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if recompute_scale_factor:
         scales = (None,) * nsp
     sizes = input.shape[2:]
+    if mode != "area" and 0 < nsp <= 3 and min(out + tuple(sizes)) <= 0:
+        dims = "DHW"[-nsp:]
+        raise RuntimeError("Input and output sizes should be greater than 0, but got input (" +
+                           ", ".join(f"{d}: {n}" for d, n in zip(dims, sizes)) + ") output (" +
+                           ", ".join(f"{d}: {o}" for d, o in zip(dims, out)) + ")")
     if mode == "area":
         return _adaptive_avg(input, out, nsp) if nsp > 1 else adaptive_avg_pool1d(input, out)
     if mode in ("nearest", "nearest-exact"):
         mats = [_nearest_matrix(n, o, s, mode == "nearest-exact") for n, o, s in
                 zip(sizes, out, scales)]
         name = _INTERP_NAMES[mode].format(nsp)
-    elif mode == "bilinear" and input.dtype is D.uint8:
-        return _interpolate_uint8(input, out, scales, bool(align_corners), antialias)
+    elif mode in ("bilinear", "bicubic") and input.dtype is D.uint8:
+        return _interpolate_uint8(input, out, scales, bool(align_corners), antialias, mode)
     elif mode in _INTERP_DIMS:
         ac = bool(align_corners)
         dt = np.float64 if input._data.dtype == np.float64 else np.float32
-        mats = [_linear_matrix(n, o, s, ac, dt) for n, o, s in zip(sizes, out, scales)]
-        name = _INTERP_NAMES[mode]
+        if antialias:
+            mats = [_aa_matrix(n, o, s, ac, mode, dt) for n, o, s in zip(sizes, out, scales)]
+            name = _INTERP_NAMES[mode].replace("2DBackward0", "2DAaBackward0")
+        else:
+            matrix = _cubic_matrix if mode == "bicubic" else _linear_matrix
+            mats = [matrix(n, o, s, ac, dt) for n, o, s in zip(sizes, out, scales)]
+            name = _INTERP_NAMES[mode]
     else:
         raise NotImplementedError(f"numtorch's interpolate does not support mode '{mode}' "
                                   "(yet): use nearest, nearest-exact, linear, bilinear, "
-                                  "trilinear or area")
+                                  "bicubic, trilinear or area")
     return P.axis_maps(input, mats, name)
 
 
-def _triangle(t):
-    return np.maximum(1.0 - np.abs(t), 0.0)
-
-
-def _interpolate_uint8(input, out, scales, align_corners, antialias):
-    """Bilinear uint8 resizing with PyTorch's fixed-point kernel (see ``FixedPointMaps``)."""
+def _interpolate_uint8(input, out, scales, align_corners, antialias, mode="bilinear"):
+    """Bilinear or bicubic uint8 resizing with PyTorch's fixed-point kernel (see
+    ``FixedPointMaps``). Without antialias, bicubic quantises the float kernel's weights
+    (edge taps clamped, not renormalised), unlike bilinear."""
+    support, filt = _AA_FILTERS[mode]
     maps = []
     for n, o, s in zip(input.shape[2:], out, scales):
         if n == o:
             maps.append((None, 0))
             continue
+        if mode == "bicubic" and not antialias:
+            maps.append(P.fixed_point(_cubic_matrix(n, o, s, align_corners, np.float64)))
+            continue
         # NOTE: the scale is PyTorch's area_pixel_compute_scale, in double here
         scale = _scale_value(s, n, o, align_corners, True, float)
-        maps.append(P.fixed_point(P.filter_weights(n, o, scale, 1.0, _triangle, align_corners,
+        maps.append(P.fixed_point(P.filter_weights(n, o, scale, support, filt, align_corners,
                                                    antialias)))
     return P.FixedPointMaps.apply(input, maps)
 

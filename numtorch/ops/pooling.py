@@ -378,6 +378,22 @@ def filter_weights(n_in, n_out, scale, support, filt, align_corners=False, antia
     return np.divide(w, total, out=np.zeros_like(w), where=total != 0)
 
 
+def keys_cubic(a):
+    """Keys' cubic-convolution kernel with constant ``a``, as a filter for ``filter_weights``.
+
+    PyTorch's plain bicubic uses a = -0.75; its antialiasing bicubic uses a = -0.5 (as PIL).
+
+    >>> keys_cubic(-0.5)(np.array([0.0, 0.5, 1.0, 1.5, 2.5]))
+    array([ 1.    ,  0.5625,  0.    , -0.0625,  0.    ])
+    """
+    def filt(t):
+        u = np.abs(t)
+        near = ((a + 2) * u - (a + 3)) * u * u + 1
+        far = ((a * u - 5 * a) * u + 8 * a) * u - 4 * a
+        return np.where(u < 1, near, np.where(u < 2, far, 0.0))
+    return filt
+
+
 def fixed_point(w):
     """PyTorch's int16 quantisation of a weight matrix: (weights, precision in bits), the
     precision being the largest (< 22) that keeps the biggest weight within int16."""
