@@ -107,19 +107,27 @@ def det(A, *, out=None):
 
 
 class Slogdet(BuiltinFunction):
-    """(sign, log|det A|);  dA = g_logabsdet · A⁻ᵀ."""
+    """(sign, log|det A|);  dA = (g_logabsdet + i·Im(g_sign · conj(sign))) · A⁻ᴴ.
+
+    A real sign is piecewise constant, so only a complex sign (the phase of det A) adds the
+    imaginary term."""
     _backward_name = "LinalgSlogdetBackward0"
 
     @staticmethod
     def forward(ctx, A):
         sign, logabs = np.linalg.slogdet(A)
-        ctx.save_for_backward(A)
-        return np.asarray(sign).astype(A.dtype), np.asarray(logabs)
+        sign = np.asarray(sign).astype(A.dtype)
+        ctx.save_for_backward(A, sign)
+        return sign, np.asarray(logabs)
 
     @staticmethod
     def backward(ctx, g_sign, g_logabs):
-        (A,) = ctx.saved_tensors
-        return g_logabs.unsqueeze(-1).unsqueeze(-1) * inv(A).mT
+        A, sign = ctx.saved_tensors
+        scale = g_logabs
+        if A.is_complex():  # d(phase) = Im tr(A⁻¹ dA) feeds the sign's gradient back
+            from .ops.complex_ops import imag
+            scale = scale + 1j * imag(g_sign * sign.conj())
+        return scale.unsqueeze(-1).unsqueeze(-1) * inv(A).mH
 
 
 def slogdet(A, *, out=None):
@@ -183,7 +191,10 @@ class Cholesky(BuiltinFunction):
                                "because the input is not positive-definite (the leading minor "
                                "of order 1 is not positive-definite).") from None
         ctx.upper = upper
-        out = np.swapaxes(L, -1, -2).copy() if upper else L
+        if upper:  # U = Lᴴ, so A = Uᴴ U (the conjugate matters for complex A)
+            out = np.swapaxes(L.conj() if L.dtype.kind == "c" else L, -1, -2).copy()
+        else:
+            out = L
         ctx.save_for_backward(out)  # the output itself, so the backward differentiates again
         return out
 
@@ -191,7 +202,11 @@ class Cholesky(BuiltinFunction):
     def backward(ctx, g):
         (L,) = ctx.saved_tensors
         if ctx.upper:
-            L, g = L.mT, g.mT
+            L, g = L.mH, g.mH
+        if L.is_complex():  # PyTorch's gradient: Hermitian off the diagonal, not projected
+            phi = (L.mH @ g).tril()
+            Linv = inv(L)
+            return Linv.mH @ (0.5 * (phi + phi.tril(-1).mH)) @ Linv, None
         phi = (L.mT @ g).tril()
         phi = phi - 0.5 * phi.diagonal(0, -2, -1).diag_embed()
         Linv = inv(L)
@@ -209,7 +224,8 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
 
 
 class Eigh(BuiltinFunction):
-    """(w, V) of a symmetric A;  dA = V (diag(gw) + F∘(Vᵀ gV)) Vᵀ, symmetrised."""
+    """(w, V) of a Hermitian A;  dA = V (diag(gw) + F∘(Vᴴ gV)) Vᴴ, made Hermitian (ᴴ is ᵀ
+    for real A; for complex A, the Hermitian part drops each eigenvector's free phase)."""
     _backward_name = "LinalgEighBackward0"
 
     @staticmethod
@@ -227,9 +243,9 @@ class Eigh(BuiltinFunction):
             eye = _eye_like(V).to(bool)
             F = 1 / diff.masked_fill(eye, 1.0)
             F = F.masked_fill(eye, 0.0)
-            inner = inner + F * (V.mT @ gV)
-        gA = V @ inner @ V.mT
-        return 0.5 * (gA + gA.mT), None
+            inner = inner + F * (V.mH @ gV)
+        gA = V @ inner @ V.mH
+        return 0.5 * (gA + gA.mH), None
 
 
 def eigh(A, UPLO="L", *, out=None):
@@ -270,33 +286,39 @@ class Svd(BuiltinFunction):
 
 
 def _svd_grad(A, U, S, Vh, gU, gS, gVh):
-    V = Vh.mT
+    """dA for the thin A = U diag(S) Vh (ᴴ is ᵀ for real A, so the real path is unchanged)."""
+    V = Vh.mH
     k = S.shape[-1]
-    Sm = S.diag_embed()
-    inner = gS.diag_embed() if gS is not None else 0
+    Sc = S.to(A.dtype) if A.is_complex() else S  # complex @ real does not promote
+    Sm = Sc.diag_embed()
+    inner = 0 if gS is None else gS.to(Sc.dtype).diag_embed()
     if gU is None and gVh is None:  # (gS is not None here)
         return U @ inner @ Vh
     eye = _make(np.eye(k, dtype=bool), None, False)
     s2 = S * S
     F = 1 / (s2.unsqueeze(-2) - s2.unsqueeze(-1)).masked_fill(eye, 1.0)
     F = F.masked_fill(eye, 0.0)
-    Sinv = (1 / S).diag_embed()
+    Sinv = (1 / Sc).diag_embed()
     gA = 0
     if gU is not None:
-        J = F * (U.mT @ gU)
-        inner = inner + (J + J.mT) @ Sm
+        UhgU = U.mH @ gU
+        J = F * UhgU
+        inner = inner + (J + J.mH) @ Sm
+        if A.is_complex():  # the phase of each (u_i, v_i) pair: i·Im(u_iᴴ gu_i) / s_i
+            from .ops.complex_ops import imag
+            inner = inner + (1j * imag(UhgU.diagonal(0, -2, -1)) / S).diag_embed()
         m = A.shape[-2]
         if m > k:
-            proj = _make(np.eye(m, dtype=A._data.dtype), None, False) - U @ U.mT
+            proj = _make(np.eye(m, dtype=A._data.dtype), None, False) - U @ U.mH
             gA = gA + proj @ gU @ Sinv @ Vh
     if gVh is not None:
-        gV = gVh.mT
-        K = F * (V.mT @ gV)
-        inner = inner + Sm @ (K + K.mT)
+        gV = gVh.mH
+        K = F * (V.mH @ gV)
+        inner = inner + Sm @ (K + K.mH)
         n = A.shape[-1]
         if n > k:
             proj = _make(np.eye(n, dtype=A._data.dtype), None, False) - V @ Vh
-            gA = gA + U @ Sinv @ gV.mT @ proj
+            gA = gA + U @ Sinv @ gV.mH @ proj
     return gA + U @ inner @ Vh
 
 

@@ -407,7 +407,7 @@ METHODS = ["lu", "lu_solve", "cholesky_inverse", "cholesky_solve", "triangular_s
 # ---- QR with its gradient ---------------------------------------------------------------------
 class LinalgQr(BuiltinFunction):
     """(Q, R) = qr(A);  dA = (gQ + Q copyltu(R gR^H - gQ^H Q)) R^-H (tall or square; a wide
-    A splits as [X | Y] with Y = Q R2)."""
+    A splits as [X | Y] with Y = Q R2; copyltu keeps only the real part of the diagonal)."""
     _backward_name = "LinalgQrBackward0"
 
     @staticmethod
@@ -441,6 +441,9 @@ def _qr_grad(Q, R, gQ, gR):
     if m >= n:
         M = R @ gR.mH - gQ.mH @ Q
         sym = M.tril() + M.tril(-1).mH  # the lower triangle mirrored
+        if sym.is_complex():  # R's diagonal is real, so only Re diag(M) reaches A
+            from .complex_ops import imag
+            sym = sym - (1j * imag(M.diagonal(0, -2, -1))).diag_embed()
         return _linalg().solve_triangular(R.mH, gQ + Q @ sym, upper=False, left=False)
     R1, R2, gR1, gR2 = R[..., :m], R[..., m:], gR[..., :m], gR[..., m:]
     Y = Q @ R2
