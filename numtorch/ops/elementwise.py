@@ -272,16 +272,26 @@ class Pow(BuiltinFunction):
             else:
                 ga = g * 0 if b == 0 else g * _cj(b * pow(a, b - 1))
         if nb:
-            out = pow(a, b)
-            gb = g * _cj(out * (log(a) if isinstance(a, Tensor) else _log_scalar(a)))
+            d = pow(a, b) * (log(a) if isinstance(a, Tensor) else _log_scalar(a))
+            # a zero base contributes 0 (not NaN from 0 * log 0) where the exponent is >= 0;
+            # masked before g multiplies in, so a NaN g still propagates (as in PyTorch)
             if isinstance(a, Tensor):
-                gb = where(((a == 0) & _nonneg(b)) if isinstance(b, Tensor) else (a == 0),
-                           0.0, gb)
+                d = where(((a == 0) & _nonneg(b)) if isinstance(b, Tensor) else (a == 0),
+                          0.0, d)
+            elif a == 0 and isinstance(b, Tensor):
+                d = where(_nonneg(b), 0.0, d)
+            gb = g * _cj(d)
         return ga, gb
 
 
 def _log_scalar(a):
-    return cmath.log(a) if type(a) is complex else math.log(a)
+    """log of a Python-number base, as a float32/64 log would give it: -inf at 0 and NaN for
+    a negative real base (math.log raises there; PyTorch's gradient is NaN)."""
+    if type(a) is complex:
+        return cmath.log(a)
+    if a > 0:
+        return math.log(a)
+    return -math.inf if a == 0 else math.nan
 
 
 def _nonneg(b):

@@ -413,10 +413,12 @@ class Var(BuiltinFunction):
         ctx.save_for_backward(x)
         ctx.dims, ctx.c, ctx.keepdim = dims, c, keepdim
         n = _count(x.shape, dims)
+        # The variance of complex values is real (|x - mean|^2), as in PyTorch.
+        real = np.finfo(x.dtype).dtype
         if n - c <= 0:
             shape = np.sum(x, axis=dims, keepdims=keepdim).shape
-            return np.full(shape, np.nan if n == 0 or c else 0, x.dtype)
-        return as_array(np.var(x, axis=dims, ddof=c, keepdims=keepdim)).astype(x.dtype)
+            return np.full(shape, np.nan if n == 0 or c else 0, real)
+        return as_array(np.var(x, axis=dims, ddof=c, keepdims=keepdim)).astype(real)
 
     @staticmethod
     def backward(ctx, g):

@@ -304,7 +304,13 @@ def _strided_positions(size, stride, storage_offset):
 
 def as_strided(input, size, stride, storage_offset=None):
     """The elements of ``input``'s (contiguous) storage at ``storage_offset +
-    sum(i_k * stride_k)``, as a tensor of ``size`` (a copy in numtorch)."""
+    sum(i_k * stride_k)``, as a tensor of ``size`` (a copy in numtorch).
+
+    For a view, the storage is its base's (as in PyTorch): ``size``, ``stride`` and
+    ``storage_offset`` (by default the view's own offset) index the base's memory."""
+    storage = _view_storage(input)
+    if storage is not None:
+        return _as_strided_view(input, *storage, size, stride, storage_offset)
     pos = _strided_positions(size, stride, storage_offset or 0)
     flat = input.reshape(-1)
     if pos.size and pos.max() >= flat.shape[0]:
@@ -312,6 +318,43 @@ def as_strided(input, size, stride, storage_offset=None):
                            f"offset {storage_offset or 0} is out of bounds for storage of size "
                            f"{flat.shape[0]}")
     return flat[_const(pos)] if pos.size else flat[:0].reshape(tuple(size))
+
+
+def _view_storage(input):
+    """``(storage, offset, strides)`` of a view whose base holds C-contiguous memory: the
+    base's data flattened, and the view's offset and strides into it in elements; None for
+    anything else (which ``as_strided`` reads in its own logical order)."""
+    base = input._base
+    if base is None or not base._data.flags.c_contiguous or base._data.size == 0:
+        return None
+    data, item = input._data, input._data.itemsize
+    if not np.shares_memory(data, base._data):  # NOTE: a "view" that numtorch had to copy
+        return None
+    delta = (data.__array_interface__["data"][0]
+             - base._data.__array_interface__["data"][0])
+    if delta % item or any(st % item for st in data.strides):
+        return None
+    return base._data.reshape(-1), delta // item, [st // item for st in data.strides]
+
+
+def _as_strided_view(input, storage, own_offset, own_strides, size, stride, storage_offset):
+    """``as_strided`` of a view over ``storage``: each position that one of the view's own
+    elements occupies is read through the view (so gradients reach it); any other position
+    is a constant read from the base, which the view does not cover."""
+    offset = own_offset if storage_offset is None else storage_offset
+    pos = _strided_positions(size, stride, offset)
+    if pos.size and (pos.max() >= storage.size or pos.min() < 0):
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
+                           f"offset {offset} is out of bounds for storage of size "
+                           f"{storage.size}")
+    owner = np.full(storage.size, -1, np.int64)  # storage position -> view's flat index
+    owner[_strided_positions(input.shape, own_strides, own_offset).reshape(-1)] = \
+        np.arange(input.numel(), dtype=np.int64)
+    idx = owner[pos]
+    inside = idx >= 0
+    from .elementwise import where
+    read = input.reshape(-1)[_const(np.where(inside, idx, 0))]
+    return where(_const(inside), read, _const(storage[pos]))
 
 
 def as_strided_copy(input, size, stride, storage_offset=None):

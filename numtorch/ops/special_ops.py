@@ -103,8 +103,23 @@ LogNdtr = _unary("LogNdtr", "SpecialLogNdtrBackward0", lambda sc, x: sc.log_ndtr
                  lambda g, x, o: g * (x * x * -0.5 - o).exp() / _SQRT_2PI)
 Entr = _unary("Entr", "SpecialEntrBackward0", lambda sc, x: sc.entr(x),
               lambda g, x, o: g * -(x.log() + 1))
-Sinc = _unary("Sinc", "SincBackward0", lambda sc, x: np.sinc(x),
-              lambda g, x, o: g * _where0(x, 0.0, lambda s: _sinc_grad(s, sinc(s))))
+
+
+class Sinc(BuiltinFunction):
+    """out = sin(pi x) / (pi x), 1 at 0 (real or complex x);
+    dx = g * conj((pi x cos(pi x) - sin(pi x)) / (pi x^2)), 0 at 0."""
+    _backward_name = "SincBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _sinc(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        d = _where0(x, 0.0, _sinc_grad)
+        return g * (d.conj() if d._data.dtype.kind == "c" else d)
 
 # no derivative in PyTorch either
 BesselJ0 = _unary("BesselJ0", "SpecialBesselJ0Backward0", lambda sc, x: sc.j0(x))
@@ -158,9 +173,24 @@ def _where0(x, at_zero, value):
     return where(zero, at_zero, value(where(zero, 1.0, x)))
 
 
-def _sinc_grad(x, out):
+def _sinc(x):
+    """sin(pi x) / (pi x) computed in the result's own dtype (float32 for float16 and integer
+    input), as PyTorch does, so that e.g. sinc(1.) is float32's -2.78e-08, not 3.9e-17; np.sinc
+    would drop the imaginary part of complex input."""
+    dt = float_np(result_np(x))
+    work = np.float32 if dt == np.float16 else dt
+    xw = x.astype(work)
+    zero = xw == 0
+    px = xw * np.array(math.pi, work)
+    with np.errstate(all="ignore"):  # overflow of sin for large |imag| gives inf/nan, silently
+        out = np.sin(px) / np.where(zero, 1, px)
+    return np.where(zero, 1, out).astype(dt)
+
+
+def _sinc_grad(x):
+    """d sinc / dx away from 0, written as one fraction so that float32 rounds as PyTorch's."""
     px = x * math.pi
-    return (px.cos() * math.pi - out * math.pi) / px
+    return (px * px.cos() - px.sin()) / (px * x)
 
 
 def _unary_fn(cls, name):
