@@ -586,10 +586,12 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         # NOTE: a Python number stays a number: PyTorch's (tensor, number) overloads round
         # differently from (tensor, tensor)
-        m = mean._data if isinstance(mean, Tensor) else float(mean)
-        s = std._data if isinstance(std, Tensor) else float(std)
-        npdt = (mean if isinstance(mean, Tensor) else std).dtype.np
-        return _finish(R.normal_tensor(m, s, npdt, _gen(generator)))
+        from .ops import random_ops as RO
+        tm, ts = isinstance(mean, Tensor), isinstance(std, Tensor)
+        npdt = (mean if tm else std).dtype.np
+        op = RO.Normal if tm and ts else RO.NormalMeanTensor if tm else RO.NormalStdTensor
+        return op.apply(mean if tm else float(mean), std if ts else float(std), npdt,
+                        _gen(generator))
     if size is None:
         raise TypeError("normal() received an invalid combination of arguments")
     arr = R.normal(_shape((size,), "normal"), _np_dtype(dtype), float(mean), float(std),
@@ -599,11 +601,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
 
 def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 samples with probabilities ``input`` (or the scalar ``p``)."""
+    from .ops import random_ops as RO
     if p is not None:
-        arr = R.bernoulli_scalar(input._data.shape, float(p), input.dtype.np, _gen(generator))
-    else:
-        arr = R.bernoulli_tensor(input._data, input.dtype.np, _gen(generator))
-    return _make(arr, None, False)
+        return RO.bernoulli_scalar(input, float(p), _gen(generator))
+    return RO.Bernoulli.apply(input, _gen(generator))
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):

@@ -11,7 +11,8 @@ import numtorch
 MODULES = [
     "numtorch.nn.init", "numtorch.nn.functional", "numtorch.ops.activation",
     "numtorch.ops.loss", "numtorch.ops.conv", "numtorch.ops.pooling",
-    "numtorch.ops.normalization", "numtorch.ops.rnn_cells", "numtorch.nn.modules.activation",
+    "numtorch.ops.normalization", "numtorch.ops.rnn_cells", "numtorch.ops.random_ops",
+    "numtorch.nn.modules.activation",
     "numtorch.nn.modules.adaptive",
     "numtorch.nn.modules.batchnorm", "numtorch.nn.modules.container",
     "numtorch.nn.modules.conv", "numtorch.nn.modules.dropout", "numtorch.nn.modules.flatten",
