@@ -120,3 +120,22 @@ def float_np(npdt):
 def as_array(x):
     """An ndarray for a forward result (NumPy returns scalars from 0-d ops)."""
     return x if type(x) is _ndarray else np.asarray(x)
+
+
+_SAME_SIZE_INT = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def zero_where(masked, g):
+    """``np.where(masked, +0, g)`` for a gradient array ``g`` (what PyTorch's threshold-style
+    backward kernels select), as a bitwise AND of g's bits with 0 or all ones: the same bits
+    without np.where's branch per element (~3x faster).
+
+    >>> zero_where(np.array([True, False]), np.array([-3.0, -3.0]))
+    array([ 0., -3.])
+    """
+    it = _SAME_SIZE_INT.get(g.dtype.itemsize) if g.dtype.kind == "f" else None
+    if it is None or g.shape != masked.shape:
+        return np.where(masked, g.dtype.type(0), g)
+    keep = masked.view(np.int8).astype(it)
+    keep -= 1                                   # 1 -> 0 (masked), 0 -> -1 (all bits set)
+    return np.bitwise_and(g.view(it), keep).view(g.dtype)

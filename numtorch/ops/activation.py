@@ -24,7 +24,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._base import NULL_CTX, BuiltinFunction
-from ._util import float_np
+from ._util import float_np, zero_where
 
 _make = Tensor._make
 _SQRT1_2 = 0.70710678118654752440
@@ -323,7 +323,7 @@ class HardtanhBackwardKernel(_GradKernel):
 
     @staticmethod
     def kernel(g, x, lo, hi):
-        return np.where((x > _s(x, lo)) & (x < _s(x, hi)), g, _s(g, 0))
+        return zero_where(~((x > _s(x, lo)) & (x < _s(x, hi))), g)
 
 
 class Hardsigmoid(BuiltinFunction):
@@ -435,7 +435,7 @@ class ThresholdBackwardKernel(_GradKernel):
 
     @staticmethod
     def kernel(g, x, threshold):
-        return np.where(x <= np.asarray(threshold, x.dtype), _s(g, 0), g)
+        return zero_where(x <= np.asarray(threshold, x.dtype), g)
 
 
 class Hardshrink(BuiltinFunction):
@@ -461,7 +461,7 @@ class HardshrinkBackwardKernel(_GradKernel):
     @staticmethod
     def kernel(g, x, lambd):
         lam = _s(x, lambd)
-        return np.where((x < -lam) | (x > lam), g, _s(g, 0))
+        return zero_where(~((x < -lam) | (x > lam)), g)
 
 
 class SoftshrinkBackwardKernel(HardshrinkBackwardKernel):

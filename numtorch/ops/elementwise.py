@@ -20,7 +20,8 @@ from . import _base as _B
 from ._base import BuiltinFunction
 from ..autograd.grad_mode import STATE
 from ..autograd.function import saved_one
-from ._util import binary_dtype, cast, float_np, result_np, as_array, scalar_array, _SCALARS
+from ._util import (binary_dtype, cast, float_np, result_np, as_array, scalar_array,
+                    zero_where, _SCALARS)
 
 _ndarray = np.ndarray
 _make = Tensor._make
@@ -775,19 +776,11 @@ def _threshold_backward(g, o):
     return ThresholdBackwardKernel.apply(g, o, 0)
 
 
-_SAME_SIZE_INT = {2: np.int16, 4: np.int32, 8: np.int64}
-
-
 def _relu_grad(g, o):
-    """``where(o <= 0, +0, g)`` on arrays. NOTE: as a bitwise AND of g's bits with 0 (masked)
-    or all ones (kept): the same bits as np.where, without its branch per element (~3x)."""
-    masked = np.less_equal(o, 0)
-    it = _SAME_SIZE_INT.get(g.dtype.itemsize) if g.dtype.kind == "f" else None
-    if it is None or g.shape != masked.shape:
-        return np.where(masked, g.dtype.type(0), g)
-    keep = masked.view(np.int8).astype(it)
-    keep -= 1                                   # 1 -> 0 (masked), 0 -> -1 (all bits set)
-    return np.bitwise_and(g.view(it), keep).view(g.dtype)
+    """``where(o <= 0, +0, g)`` on arrays (PyTorch's threshold_backward)."""
+    return zero_where(np.less_equal(o, 0), g)
+
+
 Square = _unary("Square", lambda x: np.square(x.astype(np.int64) if x.dtype.kind == "b" else x),
                 lambda g, x, o: g * _c(x) * 2, bw="PowBackward0",
                 float_only=False,

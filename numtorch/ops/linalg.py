@@ -12,8 +12,8 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
 from .elementwise import number_array
-from .reduction import plain_backward
-from .shape import Squeeze
+from .reduction import plain_backward, sum_to_dims
+from .shape import Squeeze, _viewable
 
 _make = Tensor._make
 
@@ -125,17 +125,8 @@ def _batched_plain(g, a, b):
             and min(a.shape[-2:] + b.shape[-1:]) >= 2):
         return False
     # more than one batch dim: each operand must fold into one without a copy
-    return g.ndim == 3 or all(_folds(x) for x in (g, a, b))
-
-
-def _folds(x):
-    """Whether ``x``'s batch dims reshape into one as a view (``reshape``'s ``_viewable``)."""
-    v = x.view()
-    try:
-        v.shape = (-1,) + x.shape[-2:]
-    except (AttributeError, ValueError):
-        return False
-    return True
+    return g.ndim == 3 or all(
+        _viewable(x, (int(np.prod(x.shape[:-2])),) + x.shape[-2:]) for x in (g, a, b))
 
 
 def _dims(shape):
@@ -495,8 +486,7 @@ def _sum_to_shape_array(g, shape):
     if gshape == shape:
         return g
     lead = len(gshape) - len(shape)
-    dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
-                                      if n == 1 and gshape[lead + i] != 1)
+    dims = tuple(sum_to_dims(gshape, shape))
     out = np.add.reduce(d, axis=dims, dtype=d.dtype, keepdims=True) if dims else d
     if lead:
         out = out.reshape(shape)

@@ -36,14 +36,21 @@ def expand_grad(g, shape, dims, keepdim):
     return g.expand(shape)
 
 
+def sum_to_dims(gshape, shape):
+    """The dims to sum (keeping them) to take ``gshape`` down to the broadcast-compatible
+    ``shape``: the leading extra dims and those ``shape`` has as 1."""
+    lead = len(gshape) - len(shape)
+    return list(range(lead)) + [lead + i for i, n in enumerate(shape)
+                                if n == 1 and gshape[lead + i] != 1]
+
+
 def sum_to_shape(g, shape):
     """Sum ``g`` down to ``shape`` (the inverse of broadcasting), differentiably."""
     gshape = g._data.shape
     if gshape == tuple(shape):
         return g
     lead = len(gshape) - len(shape)
-    dims = list(range(lead))
-    dims += [lead + i for i, n in enumerate(shape) if n == 1 and gshape[lead + i] != 1]
+    dims = sum_to_dims(gshape, shape)
     out = g.sum(dims, keepdim=True) if dims else g
     if lead:
         out = out.reshape(shape)
