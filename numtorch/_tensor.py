@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._size import Size
-from .autograd.grad_mode import STATE
+from .autograd.grad_mode import INFERENCE_BLOCKS as _INFERENCE_BLOCKS, STATE
 from .autograd.graph import AccumulateGrad, MUTATION_HOOKS
 
 __all__ = ["Tensor"]
@@ -69,7 +69,7 @@ class Tensor:
         t._data = data
         t._grad_fn = grad_fn
         t._rg = rg
-        t._vc = [0] if not STATE.inference else _InferenceVC((0,))
+        t._vc = [0] if not _INFERENCE_BLOCKS[0] or not STATE.inference else _InferenceVC((0,))
         t._output_nr = 0
         t._grad = None
         t._base = None

@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 
-from .graph import Node
+from .graph import ANOMALY, Node
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "set_anomaly_enabled"]
@@ -46,6 +46,7 @@ def set_anomaly_enabled(enabled, check_nan=True):
     _STATE["enabled"] = bool(enabled)
     _STATE["check_nan"] = bool(check_nan)
     Node._init_node = _recording_init if enabled else _ORIGINAL_INIT
+    ANOMALY[0] = bool(enabled)
 
 
 def _forward_stack():

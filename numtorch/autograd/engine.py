@@ -7,6 +7,8 @@ Gradients are freed as soon as a node has consumed them.
 import heapq
 import itertools
 
+import numpy as np
+
 from .grad_mode import STATE
 from . import function as _function
 from .function import BackwardCFunction, _check_grads, _FREED
@@ -40,17 +42,14 @@ def _discover(roots):
     push = stack.append
     while stack:
         nf = stack.pop().next_functions
-        if len(nf) == 1:  # NOTE: the common one-input node, unrolled
+        # NOTE: a chain of one-input nodes, each reached for the first time, is followed
+        # without the stack; where it ends, the loop below takes the last node's edges
+        while len(nf) == 1:
             child = nf[0][0]
-            if child is not None:
-                n = get(child)
-                if n is None:
-                    deps[child] = 1
-                    if child not in seen:
-                        push(child)
-                else:
-                    deps[child] = n + 1
-            continue
+            if child is None or child in deps or child in seen:
+                break
+            deps[child] = 1
+            nf = child.next_functions
         for child, _ in nf:
             if child is None:
                 continue
@@ -149,6 +148,12 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
     """
     heappop, heappush, pop, get = heapq.heappop, heapq.heappush, buffers.pop, buffers.get
     fb, check, freed, Tensor = _function_backward, _check_grads, _FREED, _function.Tensor
+    ndarray, make = np.ndarray, Tensor._make
+    # first order with nothing interposed: built-in ops may run their array backward, and
+    # gradients then pass between them as bare ndarrays (made Tensors where anything else
+    # sees them: hooks, captures, other nodes, the leaves' .grad)
+    from ..ops import _base  # (an import cycle at module level)
+    arrays = not create_graph and _base._interpose is None
     node = heappop(heap)[1] if heap else None
     g = None  # the carried gradient of ``node`` (then it has one output and no buffer)
     while node is not None:
@@ -156,6 +161,8 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
             grads = pop(node, None) if g is None else [g]
             if grads is None:
                 grads = [None] * _n_out(node)
+            elif arrays:
+                _as_tensors(grads)
             if captures and node in captures:
                 grads = _capture(node, grads, captures[node], captured, needed, accumulate)
                 if grads is None:  # captured, not run
@@ -173,11 +180,19 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
             # gradient (nothing to materialise) and no hooks or metadata: the common case. A
             # node with metadata may carry an instance-level _backward (anomaly mode wraps it
             # so), which must run instead. _check_grads's first check is inlined too.
-            outs = node._forward_cls._backward_fn(node, g)
+            npb = node._forward_cls._np_fast if arrays else None
+            if npb is None:
+                outs = node._forward_cls._backward_fn(
+                    node, g if type(g) is Tensor else make(g, None, False))
+            else:
+                outs = npb(node, g if type(g) is ndarray else g._data)
+                if outs is NotImplemented:
+                    outs = node._forward_cls._backward_fn(
+                        node, g if type(g) is Tensor else make(g, None, False))
             gi = None  # the first input's gradient, once known to need no check
-            if type(outs) is Tensor:
+            if type(outs) is Tensor or type(outs) is ndarray:
                 meta = node._in_meta
-                d = outs._data
+                d = outs if type(outs) is ndarray else outs._data
                 if len(meta) == 1 and node.needs_input_grad[0] and meta[0] is not None and \
                         d.shape == meta[0][0] and d.dtype is meta[0][1].np:
                     gi = outs
@@ -185,15 +200,15 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
                 else:
                     outs = check(node, outs)
             elif type(outs) is tuple and len(outs) == 2 and outs[1] is None and \
-                    type(outs[0]) is Tensor:
+                    (type(outs[0]) is Tensor or type(outs[0]) is ndarray):
                 # ``tensor (op) number``: a fine first gradient needs no check either
                 meta = node._in_meta
-                d = outs[0]._data
-                if len(meta) == 2 and meta[1] is not None and node.needs_input_grad[0] and \
-                        meta[0] is not None and d.shape == meta[0][0] and \
-                        d.dtype is meta[0][1].np:
-                    gi = outs[0]
-                else:
+                gi = outs[0]
+                d = gi if type(gi) is ndarray else gi._data
+                if not (len(meta) == 2 and meta[1] is not None and
+                        node.needs_input_grad[0] and meta[0] is not None and
+                        d.shape == meta[0][0] and d.dtype is meta[0][1].np):
+                    gi = None
                     outs = check(node, outs)
             else:
                 outs = check(node, outs)
@@ -216,7 +231,7 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
                     outs = (gi,)
         else:
             if grads is None:
-                grads = [g]
+                grads = [g if type(g) is not ndarray else make(g, None, False)]
             for g in grads:
                 if g is not None:
                     outs = node._backward(grads, create_graph)
@@ -253,7 +268,7 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
                         buf[nr] = gi
                 else:
                     old = buf[nr]
-                    buf[nr] = gi if old is None else old + gi
+                    buf[nr] = gi if old is None else _sum(old, gi)
             if left == 0:
                 if ready is not None:
                     if g is not None:
@@ -268,6 +283,25 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
             heappush(heap, _prio(ready))
             ready = None
         node = ready if ready is not None else (heappop(heap)[1] if heap else None)
+
+
+def _as_tensors(grads):
+    """Make the ndarray gradients in the list ``grads`` Tensors, in place."""
+    for i, g in enumerate(grads):
+        if type(g) is np.ndarray:
+            grads[i] = _function.Tensor._make(g, None, False)
+
+
+def _sum(a, b):
+    """Two gradients for one output, added (as Tensors unless both are ndarrays)."""
+    if type(a) is np.ndarray:
+        if type(b) is np.ndarray:
+            r = np.add(a, b)
+            return r if type(r) is np.ndarray else np.asarray(r)
+        a = _function.Tensor._make(a, None, False)
+    elif type(b) is np.ndarray:
+        b = _function.Tensor._make(b, None, False)
+    return a + b
 
 
 def _runs(node, needed, accumulate):

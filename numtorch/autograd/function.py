@@ -25,7 +25,8 @@ import numpy as np
 
 from .._dtype import _FROM_NP
 from .grad_mode import STATE
-from .graph import Node, DelayedError, pack_saved, unpack_saved, freed_error, _hook_stack
+from .graph import (ANOMALY, Node, DelayedError, pack_saved, unpack_saved, freed_error,
+                    _hook_stack, _sequence)
 
 Tensor = None  # bound by numtorch._tensor after the class exists (import cycle)
 
@@ -195,7 +196,9 @@ def _check_grads(node, result):
         if g is None:
             continue
         if type(g) is not Tensor and not isinstance(g, Tensor):
-            raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
+            if type(g) is not np.ndarray or not node._forward_cls._builtin:
+                raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
+            g = Tensor._make(g, None, False)  # a built-in op's array backward's
         meta = in_meta[i]
         if meta is None:
             if node._forward_cls._builtin:  # an index or mask argument: no gradient
@@ -226,7 +229,8 @@ def _all_fine(node, result):
     """Fast check for a tuple of gradients: one per input, each None or a Tensor that its
     input needs and that already has that input's shape and dtype (nothing to fix). Returns
     the gradients for the node's edges (trailing non-tensor arguments' Nones dropped, as the
-    general path drops them), or None when the general path must look."""
+    general path drops them), or None when the general path must look. A built-in op's
+    gradients may be ndarrays (its array backward's, in the engine's first-order pass)."""
     in_meta = node._in_meta
     n = len(in_meta)
     if len(result) != n:
@@ -244,9 +248,14 @@ def _all_fine(node, result):
             return result[:i]
         if g is None:
             continue
-        if type(g) is not Tensor or not needs[i]:
+        if not needs[i]:
             return None
-        d = g._data
+        if type(g) is Tensor:
+            d = g._data
+        elif type(g) is np.ndarray and node._forward_cls._builtin:
+            d = g
+        else:
+            return None
         if d.shape != meta[0] or d.dtype is not meta[1].np:
             return None
     return result
@@ -293,12 +302,32 @@ class _FunctionMeta(type):
         else:
             fn = _missing_backward
         type.__setattr__(cls, "_backward_fn", staticmethod(fn))
+        type.__setattr__(cls, "_np_fast", _array_backward_of(cls))
 
     def __setattr__(cls, name, value):
         # PyTorch looks the methods up at each call: assigning one later must take effect
         super().__setattr__(name, value)
         if name in ("backward", "vjp", "setup_context", "forward"):
             cls._bind_user_methods()
+            if name == "backward":
+                type.__setattr__(cls, "_np_fast", None)  # the array form no longer matches
+
+
+def _array_backward_of(cls):
+    """A built-in op's ``_np_backward``, from the class that defines its ``backward`` (a
+    subclass overriding ``backward`` does not inherit its parent's array form).
+
+    ``_np_backward(ctx, g)`` is ``backward`` on arrays for the engine's first-order passes:
+    ``g`` the gradient's ndarray, the result the input gradients as ndarrays (one, or a
+    tuple with None), or NotImplemented where only the Tensor formula applies. The engine
+    calls it only when nothing is recorded (no create_graph, forward AD or vmap)."""
+    if not cls._builtin:
+        return None
+    for klass in cls.__mro__:
+        if "backward" in klass.__dict__:
+            fn = klass.__dict__.get("_np_backward")
+            return fn.__func__ if isinstance(fn, staticmethod) else fn
+    return None
 
 
 def _user_names(cls):
@@ -331,6 +360,7 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
     _node_name = None  # name() where PyTorch's differs from the type name (CopyBackwards)
     boxed_grads_call = False
     _builtin = False
+    _np_fast = None  # the engine's array backward (see _array_backward_of)
 
     def __init__(self, *args, **kwargs):
         warnings.warn(
@@ -464,8 +494,8 @@ def _apply_one(cls, a):
     Tensor output, ``_wrap_one`` and the saving of one tensor are inlined too."""
     grad_on = STATE.enabled
     ctx = _new(cls._backward_cls)
-    # NOTE: _init_ctx inlined (test_fast_paths checks that every slot it sets is set here
-    # too); _init_node is not: anomaly mode swaps it
+    # NOTE: _init_ctx and _init_node inlined (test_fast_paths checks that every slot they
+    # set is set here too); anomaly mode swaps _init_node, and then it is called
     ctx.to_save = ctx._dirty = ctx._non_diff = None
     ctx._saved = ()
     ctx._materialize = True
@@ -476,14 +506,20 @@ def _apply_one(cls, a):
     d = a._data
     fn = a._grad_fn
     if fn is not None and a._view is None:
-        ctx._init_node(((fn, a._output_nr),))
+        edges = ((fn, a._output_nr),)
         meta = fn._out_meta  # _meta_of inlined
         if meta is None or len(meta) != 1 or meta[0] is None or \
                 meta[0][1].np is not d.dtype or meta[0][0] != d.shape:
             meta = ((d.shape, _FROM_NP[d.dtype]),)
     else:
-        ctx._init_node((a._edge(),))
+        edges = (a._edge(),)
         meta = ((d.shape, _FROM_NP[d.dtype]),)
+    if ANOMALY[0]:
+        ctx._init_node(edges)
+    else:
+        ctx.next_functions = edges
+        ctx._seq = next(_sequence)
+        ctx._x = None
     ctx._in_meta = meta
     STATE.enabled = False
     try:

@@ -20,6 +20,16 @@ class _State(threading.local):
 
 
 STATE = _State()
+# How many inference_mode(True) blocks are open, in all threads. While none is,
+# ``Tensor._make`` knows that no thread is in inference mode without reading the
+# thread-local STATE (a slower lookup than a module global, on every tensor made).
+INFERENCE_BLOCKS = [0]
+_blocks_lock = threading.Lock()
+
+
+def _count_inference_block(n):
+    with _blocks_lock:
+        INFERENCE_BLOCKS[0] += n
 
 
 def is_grad_enabled():
@@ -129,12 +139,15 @@ class inference_mode(_DecoratorContextManager):
     def __enter__(self):
         self.prev = (STATE.enabled, STATE.inference)
         if self.mode:
+            _count_inference_block(1)
             STATE.enabled, STATE.inference = False, True
         else:
             STATE.inference = False
 
     def __exit__(self, *exc):
         STATE.enabled, STATE.inference = self.prev
+        if self.mode:
+            _count_inference_block(-1)
 
     def clone(self):
         return type(self)(self.mode)

@@ -28,6 +28,9 @@ __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
 
 # creation order; the engine runs ready nodes newest first, as PyTorch does
 _sequence = itertools.count()
+# [True] while anomaly mode swaps ``Node._init_node``: the hot paths that inline it
+# (``_base.record_unary`` ...) then call it
+ANOMALY = [False]
 
 
 class _NodeExtras:

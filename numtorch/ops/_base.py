@@ -9,7 +9,7 @@ import numpy as np
 from .. import _dtype as D
 from ..autograd.function import BackwardCFunction, Function, _meta_of
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import pack_saved, _hook_stack
+from ..autograd.graph import ANOMALY, pack_saved, _hook_stack, _sequence
 from .._tensor import Tensor
 
 _ndarray = np.ndarray
@@ -146,20 +146,26 @@ def record_unary(cls, a, out, uses):
     if type(out) is not _ndarray:
         out = np.asarray(out)
     ctx = _new(cls._backward_cls)
-    # NOTE: _init_ctx inlined (test_fast_paths checks that every slot it sets is set here
-    # too); _init_node is not: anomaly mode swaps it
+    # NOTE: _init_ctx and _init_node inlined (test_fast_paths checks that every slot they
+    # set is set here too); anomaly mode swaps _init_node, and then it is called
     ctx.to_save = ctx._dirty = ctx._non_diff = None
     ctx._materialize = True
     fn = a._grad_fn
     if fn is not None and a._view is None:
-        ctx._init_node(((fn, a._output_nr),))
+        edges = ((fn, a._output_nr),)
         meta = fn._out_meta  # _meta_of inlined
         if meta is None or len(meta) != 1 or meta[0] is None or \
                 meta[0][1].np is not d.dtype or meta[0][0] != d.shape:
             meta = ((d.shape, _FROM_NP[d.dtype]),)
     else:
-        ctx._init_node((a._edge(),))
+        edges = (a._edge(),)
         meta = ((d.shape, _FROM_NP[d.dtype]),)
+    if ANOMALY[0]:
+        ctx._init_node(edges)
+    else:
+        ctx.next_functions = edges
+        ctx._seq = next(_sequence)
+        ctx._x = None
     ctx._in_meta = meta
     dt = out.dtype
     ctx._out_meta = meta if dt is d.dtype and out.shape == d.shape else \
@@ -208,7 +214,7 @@ def record_binary(cls, a, b, out):
             eb = (fn, b._output_nr) if fn is not None and b._view is None else b._edge()
         else:
             eb = _NO_EDGE
-        ctx._init_node((ea, eb))
+        edges = (ea, eb)
         ctx._in_meta = (ma, ma if db.shape == ma[0] else (db.shape, ma[1]))
         ctx.needs_input_grad = (ra, rb)
         if mul:
@@ -216,17 +222,23 @@ def record_binary(cls, a, b, out):
                           pack_saved(b, ctx, False) if ra else None)
     else:
         if 1 in cls._wrapped_scalars:
-            ctx._init_node((ea, _NO_EDGE))
+            edges = (ea, _NO_EDGE)
             in_meta = _WRAPPED_IN.get(meta)
             if in_meta is None:
                 in_meta = _wrapped_in_meta(meta)
             ctx._in_meta = in_meta
         else:
-            ctx._init_node((ea,))
+            edges = (ea,)
             ctx._in_meta = (ma, None)
         ctx.needs_input_grad = _TRUE_FALSE
         if mul:
             ctx.scalar = b
+    if ANOMALY[0]:  # NOTE: _init_node inlined, as in record_unary
+        ctx._init_node(edges)
+    else:
+        ctx.next_functions = edges
+        ctx._seq = next(_sequence)
+        ctx._x = None
     shape = out.shape
     ctx._out_meta = meta if out.dtype is d.dtype and shape == ma[0] else \
         ((shape, _FROM_NP[out.dtype]),)

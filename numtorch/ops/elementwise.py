@@ -105,6 +105,15 @@ class Add(BuiltinFunction):
         alpha = getattr(ctx, "alpha", 1)
         return (g if na else None), (g if alpha == 1 else g * alpha)
 
+    @staticmethod
+    def _np_backward(ctx, d):
+        na, nb = ctx.needs_input_grad[:2]
+        if not nb:
+            return (d if na else None), None
+        if "alpha" in ctx.__dict__:
+            return NotImplemented
+        return (d if na else None), d
+
 
 class Sub(BuiltinFunction):
     """out = a - alpha * b;  da = g, db = -alpha * g."""
@@ -179,6 +188,51 @@ class Mul(BuiltinFunction):
         a, b = ctx.saved_tensors
         return (_times(g, ctx.scalar if b is None else b) if na else None), \
             (_times(g, ctx.scalar if a is None else a) if nb else None)
+
+    @staticmethod
+    def _np_backward(ctx, d):
+        # NOTE: _times's array branch for real floating data of one dtype: the same
+        # np.multiply; anything else is the Tensor formula's
+        dt = d.dtype
+        if dt.kind != "f":
+            return NotImplemented
+        na, nb = ctx.needs_input_grad[:2]
+        if not ctx._saved:  # tensor * Python number
+            v = ctx.scalar
+            if not na:
+                return None, None
+            tv = type(v)
+            if tv is float or tv is int:
+                r = np.multiply(d, number_array(v, dt))
+                return (r if type(r) is _ndarray else np.asarray(r)), None
+            return NotImplemented
+        a, b = ctx.saved_tensors
+        ga = gb = None
+        if na:
+            ga = _times_array(d, ctx.scalar if b is None else b)
+            if ga is None:
+                return NotImplemented
+        if nb:
+            gb = _times_array(d, ctx.scalar if a is None else a)
+            if gb is None:
+                return NotImplemented
+        return ga, gb
+
+
+def _times_array(d, v):
+    """``_times``'s array branch: ``d * v`` for a Tensor or Python number ``v`` of ``d``'s
+    real floating dtype; None where the Tensor op must run."""
+    dt = d.dtype
+    tv = type(v)
+    if tv is Tensor:
+        if v._data.dtype is not dt:
+            return None
+        r = np.multiply(d, v._data)
+    elif tv is float or tv is int:
+        r = np.multiply(d, number_array(v, dt))
+    else:
+        return None
+    return r if type(r) is _ndarray else np.asarray(r)
 
 
 def _times(g, v):
@@ -484,12 +538,13 @@ def _unary(name, np_fn, grad, uses="x", float_only=True, bw=None, int_ok=True,
         def backward(ctx, g):
             return grad(g, None, None)
 
+    body = {"_backward_name": bw or f"{name}Backward0", "__doc__": f"Elementwise {name.lower()}.",
+            "forward": staticmethod(forward), "__module__": __name__}
     if np_grad is not None:
-        backward = _array_backward(backward, np_grad, uses)
-    cls = type(name, (BuiltinFunction,), {
-        "_backward_name": bw or f"{name}Backward0", "__doc__": f"Elementwise {name.lower()}.",
-        "forward": staticmethod(forward), "backward": staticmethod(backward),
-        "__module__": __name__})
+        body["_np_backward"] = staticmethod(_array_backward(np_grad, uses))
+        backward = _tensor_or_array_backward(backward, body["_np_backward"].__func__)
+    body["backward"] = staticmethod(backward)
+    cls = type(name, (BuiltinFunction,), body)
     # forward on float data, for the fast paths of ``_unary_fn``
     cls._np_fn = staticmethod(np_fn)
     cls._uses = uses
@@ -499,45 +554,53 @@ def _unary(name, np_fn, grad, uses="x", float_only=True, bw=None, int_ok=True,
     return cls
 
 
-def _array_backward(backward, np_grad, uses):
-    """``backward`` of a unary op, running ``np_grad`` on arrays when nothing is recorded
-    (grad mode off, no forward AD or vmap) and the data is real floating point, of one dtype
-    in ``g`` and the saved array. Anything else (``create_graph``, complex data, saved-tensor
-    hooks, a saved tensor modified in place or freed) takes the Tensor formula, which also
-    raises PyTorch's errors."""
+def _array_backward(np_grad, uses):
+    """The ``_np_backward`` of a unary op: ``np_grad`` on the gradient's array and the saved
+    array when the data is real floating point, of one dtype in both. Anything else (complex
+    data, saved-tensor hooks, a saved tensor modified in place or freed) returns
+    NotImplemented: the Tensor formula runs, and raises PyTorch's errors."""
     if uses is None:
-        def fast(ctx, g):
-            if not STATE.enabled and _B._interpose is None:
-                d = g._data
-                if d.dtype.kind == "f":
-                    return _wrap(np_grad(d, None, None))
-            return backward(ctx, g)
-    else:
-        on_out = uses == "out"
+        def array_backward(ctx, d):
+            if d.dtype.kind == "f":
+                r = np_grad(d, None, None)
+                return r if type(r) is _ndarray else np.asarray(r)
+            return NotImplemented
+        return array_backward
+    on_out = uses == "out"
 
-        def fast(ctx, g):
-            if not STATE.enabled and _B._interpose is None:
-                # NOTE: the one saved tensor's array, read without making a Tensor where
-                # it was saved plainly (autograd/graph.py pack_saved: kind 0 an input
-                # (kind, tensor, version), kind 1 the output (kind, array, counter,
-                # version, ...)) and is still at its saved version; anything else (hooks,
-                # freed, modified in place) goes to the Tensor formula and its errors
-                saved = ctx._saved
-                if type(saved) is tuple and len(saved) == 1 and \
-                        not ctx._forward_cls.clear_saved_tensors_on_access:
-                    e = saved[0]
-                    kind = e[0]
-                    if kind == 1:
-                        s = e[1] if e[2][0] == e[3] else None
-                    elif kind == 0 and e[1]._vc[0] == e[2]:
-                        s = e[1]._data
-                    else:
-                        s = None
-                    d = g._data
-                    if s is not None and d.dtype is s.dtype and s.dtype.kind == "f":
-                        r = np_grad(d, None, s) if on_out else np_grad(d, s, None)
-                        return _make(r if type(r) is _ndarray else np.asarray(r), None, False)
-            return backward(ctx, g)
+    def array_backward(ctx, d):
+        # NOTE: the one saved tensor's array, read without making a Tensor where it was
+        # saved plainly (autograd/graph.py pack_saved: kind 0 an input (kind, tensor,
+        # version), kind 1 the output (kind, array, counter, version, ...)) and is still at
+        # its saved version
+        saved = ctx._saved
+        if type(saved) is tuple and len(saved) == 1 and \
+                not ctx._forward_cls.clear_saved_tensors_on_access:
+            e = saved[0]
+            kind = e[0]
+            if kind == 1:
+                s = e[1] if e[2][0] == e[3] else None
+            elif kind == 0 and e[1]._vc[0] == e[2]:
+                s = e[1]._data
+            else:
+                s = None
+            if s is not None and d.dtype is s.dtype and s.dtype.kind == "f":
+                r = np_grad(d, None, s) if on_out else np_grad(d, s, None)
+                return r if type(r) is _ndarray else np.asarray(r)
+        return NotImplemented
+    return array_backward
+
+
+def _tensor_or_array_backward(backward, array_backward):
+    """``backward`` on Tensors that runs ``array_backward`` when nothing is recorded (grad
+    mode off, no forward AD or vmap): for calls outside the engine's array pass (a node's
+    ``apply``, a backward called from another's formula)."""
+    def fast(ctx, g):
+        if not STATE.enabled and _B._interpose is None:
+            r = array_backward(ctx, g._data)
+            if r is not NotImplemented:
+                return _make(r, None, False)
+        return backward(ctx, g)
     return fast
 
 

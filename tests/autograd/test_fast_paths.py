@@ -232,8 +232,8 @@ class _Double(numtorch.autograd.Function):
     lambda x, y: x + 1, lambda x, y: x * y, lambda x, y: x + y, lambda x, y: _Double.apply(x)],
     ids=["sin", "exp", "neg", "mul-number", "add-number", "mul", "add", "custom"])
 def test_fast_nodes_set_every_slot_the_general_init_sets(make):
-    # record_unary, record_binary and Function's _apply_one inline _init_ctx: a slot added
-    # there must be set by them too
+    # record_unary, record_binary and Function's _apply_one inline _init_ctx and _init_node:
+    # a slot added there must be set by them too
     x, y = _leaf(3) * 1, _leaf(3, seed=1)
     node = make(x, y).grad_fn
     ref = object.__new__(type(node))
@@ -270,7 +270,8 @@ def test_chain_root_that_also_gets_a_gradient_from_another_root(torch):
 
 
 def test_anomaly_mode_records_fast_path_nodes():
-    # record_unary / record_binary / _apply_one call _init_node, which anomaly mode swaps
+    # record_unary / record_binary / _apply_one inline _init_node, but call it while anomaly
+    # mode has swapped it for its recording version
     x = _leaf(3)
     with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"), \
             numtorch.autograd.detect_anomaly():
