@@ -17,6 +17,7 @@ from . import _dtype as D
 from ._size import Size
 from .autograd.grad_mode import INFERENCE_BLOCKS as _INFERENCE_BLOCKS, STATE
 from .autograd.graph import AccumulateGrad, MUTATION_HOOKS
+from .autograd.engine import OWNED_GRAD
 
 __all__ = ["Tensor"]
 
@@ -38,6 +39,13 @@ class _InferenceVC(list):
 _INF_INPLACE_MSG = ("Inplace update to inference tensor outside InferenceMode is not allowed."
                     "You can make a clone to get a normal tensor before doing inplace update."
                     "See https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+def _same_layout(g, var):
+    """Whether array ``g`` is laid out as ``.grad`` of a leaf with data ``var`` must be."""
+    if var.flags.c_contiguous:
+        return g.flags.c_contiguous
+    return var.flags.f_contiguous and g.flags.f_contiguous
 
 
 def _grad_copy(g, var):
@@ -398,6 +406,11 @@ class Tensor:
             if create_graph:  # a copy that stays in the graph, as PyTorch makes it
                 from .ops.inplace import Copy
                 self._grad = Copy.apply(Tensor._make(np.empty_like(self._data), None, False), g)
+            elif g._extra is OWNED_GRAD and _same_layout(g._data, self._data):
+                # NOTE: as PyTorch's AccumulateGrad, which steals a gradient nothing else
+                # references: the array is fresh from a backward formula, no copy needed
+                g._extra = None
+                self._grad = g
             else:
                 self._grad = Tensor._make(_grad_copy(g._data, self._data), None, False)
         elif create_graph:

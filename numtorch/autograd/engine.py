@@ -6,6 +6,7 @@ Gradients are freed as soon as a node has consumed them.
 """
 import heapq
 import itertools
+import sys
 
 import numpy as np
 
@@ -162,7 +163,12 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
             if grads is None:
                 grads = [None] * _n_out(node)
             elif arrays:
-                _as_tensors(grads)
+                if type(node) is AccumulateGrad and type(grads[0]) is ndarray and \
+                        node._x is None and not captures:
+                    outs = gi = d = None  # the loop's other references to it (_leaf_grad)
+                    grads[0] = _leaf_grad(node, grads[0])
+                else:
+                    _as_tensors(grads)
             if captures and node in captures:
                 grads = _capture(node, grads, captures[node], captured, needed, accumulate)
                 if grads is None:  # captured, not run
@@ -190,7 +196,9 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
                     outs = node._forward_cls._backward_fn(
                         node, g if type(g) is Tensor else make(g, None, False))
             gi = None  # the first input's gradient, once known to need no check
-            if type(outs) is Tensor or type(outs) is ndarray:
+            # (ndarrays only from a built-in op, whose npb is set: a user's backward must
+            # return Tensors, and the general check raises PyTorch's error otherwise)
+            if type(outs) is Tensor or (type(outs) is ndarray and npb is not None):
                 meta = node._in_meta
                 d = outs if type(outs) is ndarray else outs._data
                 if len(meta) == 1 and node.needs_input_grad[0] and meta[0] is not None and \
@@ -200,7 +208,7 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
                 else:
                     outs = check(node, outs)
             elif type(outs) is tuple and len(outs) == 2 and outs[1] is None and \
-                    (type(outs[0]) is Tensor or type(outs[0]) is ndarray):
+                    (type(outs[0]) is Tensor or (type(outs[0]) is ndarray and npb is not None)):
                 # ``tensor (op) number``: a fine first gradient needs no check either
                 meta = node._in_meta
                 gi = outs[0]
@@ -231,7 +239,13 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
                     outs = (gi,)
         else:
             if grads is None:
-                grads = [g if type(g) is not ndarray else make(g, None, False)]
+                if type(g) is ndarray:
+                    if type(node) is AccumulateGrad:
+                        outs = gi = d = None  # the loop's other references to g (_leaf_grad)
+                        g = _leaf_grad(node, g)
+                    else:
+                        g = make(g, None, False)
+                grads = [g]
             for g in grads:
                 if g is not None:
                     outs = node._backward(grads, create_graph)
@@ -290,6 +304,27 @@ def _as_tensors(grads):
     for i, g in enumerate(grads):
         if type(g) is np.ndarray:
             grads[i] = _function.Tensor._make(g, None, False)
+
+
+# Marks (in ``_extra``) a gradient Tensor whose array only the engine holds: a leaf's first
+# ``.grad`` may then be that Tensor itself (Tensor._accumulate_grad)
+OWNED_GRAD = {"owned_by_engine": True}
+
+
+def _leaf_grad(node, a):
+    """A leaf's incoming gradient array as a Tensor, marked ``OWNED_GRAD`` when nothing but
+    the engine references the array (nor its memory, for a view: then only this view holds
+    its base), it can be written and no hook sees it: the leaf's first ``.grad`` may then be
+    it, uncopied. The caller holds one reference (its g, or its grads list), no other."""
+    t = _function.Tensor._make(a, None, False)
+    # references: the caller's, this a, t._data, getrefcount's argument
+    if sys.getrefcount(a) == 4 and a.flags.writeable and not node.variable._hooks:
+        base = a.base
+        # a view's base: referenced by the view only (and here: base, getrefcount's argument)
+        if base is None or (type(base) is np.ndarray and sys.getrefcount(base) == 3 and
+                            base.size == a.size):
+            t._extra = OWNED_GRAD
+    return t
 
 
 def _sum(a, b):

@@ -197,7 +197,7 @@ def _check_grads(node, result):
             continue
         if type(g) is not Tensor and not isinstance(g, Tensor):
             if type(g) is not np.ndarray or not node._forward_cls._builtin:
-                raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
+                raise RuntimeError(f"expected Variable or None (got {_type_name(g)})")
             g = Tensor._make(g, None, False)  # a built-in op's array backward's
         meta = in_meta[i]
         if meta is None:
@@ -223,6 +223,15 @@ def _check_grads(node, result):
     if None in in_meta:  # only tensor inputs have an edge (next_functions), as in PyTorch
         out = [g for g, m in zip(out, in_meta) if m is not None]
     return out
+
+
+def _type_name(x):
+    """A type's name as PyTorch's messages give it: a class defined in Python by its name,
+    one defined in C by its full name (``numpy.ndarray``; ``int`` for builtins)."""
+    tp = type(x)
+    if tp.__flags__ & (1 << 9) or tp.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE
+        return tp.__name__
+    return f"{tp.__module__}.{tp.__name__}"
 
 
 def _all_fine(node, result):
@@ -311,6 +320,8 @@ class _FunctionMeta(type):
             cls._bind_user_methods()
             if name == "backward":
                 type.__setattr__(cls, "_np_fast", None)  # the array form no longer matches
+        elif name == "_np_backward":
+            type.__setattr__(cls, "_np_fast", _array_backward_of(cls))
 
 
 def _array_backward_of(cls):

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ._base import BuiltinFunction
+from ._base import BuiltinFunction, tensors_of
 from .elementwise import number_array
 from .reduction import plain_backward, sum_to_dims
 from .shape import Squeeze, _viewable
@@ -80,17 +80,15 @@ def _mm_grads(g, a, b, na, nb):
     return ga, gb
 
 
-def _plain_arrays(g, a, b):
-    """The arrays of ``g`` and the saved operands when a backward may run on them: nothing
-    is recorded (``plain_backward``) and all three are real floating point of one dtype.
-    None otherwise (create_graph, forward AD or vmap, complex or mixed data)."""
-    if not plain_backward():
-        return None
-    d, x, y = g._data, a._data, b._data
+def _plain_arrays(d, a, b):
+    """The arrays of the saved operands when an array backward may run on them with the
+    gradient's array ``d``: all three real floating point of one dtype. None otherwise
+    (complex or mixed data)."""
+    x, y = a._data, b._data
     dt = d.dtype
     if dt.kind != "f" or x.dtype is not dt or y.dtype is not dt:
         return None
-    return d, x, y
+    return x, y
 
 
 def _mm_array_grads(g, a, b, na, nb):
@@ -144,21 +142,31 @@ class Mm(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
+        if plain_backward():
+            r = ctx._forward_cls._np_backward(ctx, g._data)
+            if r is not NotImplemented:
+                return tensors_of(r)
         a, b = ctx.saved_tensors
         na, nb = ctx.needs_input_grad[:2]
-        arrays = _plain_arrays(g, a, b)
-        if arrays is not None:
-            # NOTE: first order on arrays, the same matmuls as the Tensor formula below
-            d, x, y = arrays
-            if d.ndim == 2:
-                ga, gb = _mm_array_grads(d, x, y, na, nb)
-                return _wrap(ga), _wrap(gb)
-            if _batched_plain(d, x, y):
-                return (_wrap(np.matmul(d, np.swapaxes(y, -2, -1))) if na else None), \
-                    (_wrap(np.matmul(np.swapaxes(x, -2, -1), d)) if nb else None)
         if g._data.ndim == 2:
             return _mm_grads(g, a, b, na, nb)
         return (g.matmul(_mH(b)) if na else None), (_mH(a).matmul(g) if nb else None)
+
+    @staticmethod
+    def _np_backward(ctx, d):
+        # NOTE: first order on arrays, the same matmuls as the Tensor formula
+        a, b = ctx.saved_tensors
+        arrays = _plain_arrays(d, a, b)
+        if arrays is None:
+            return NotImplemented
+        x, y = arrays
+        na, nb = ctx.needs_input_grad[:2]
+        if d.ndim == 2:
+            return _mm_array_grads(d, x, y, na, nb)
+        if _batched_plain(d, x, y):
+            return (np.matmul(d, np.swapaxes(y, -2, -1)) if na else None), \
+                (np.matmul(np.swapaxes(x, -2, -1), d) if nb else None)
+        return NotImplemented
 
 
 class Bmm(Mm):
@@ -419,6 +427,55 @@ def outer(input, vec2):
 ger = outer
 
 
+def _plain_number(v):
+    """Whether ``g * v`` of the Tensor formula is one ``np.multiply`` by ``number_array``
+    (a Python float or int) or is skipped (``v == 1``)."""
+    return type(v) is float or type(v) is int or v == 1
+
+
+def _addmm_array_grads(ctx, d):
+    """Addmm's first-order gradients on arrays, bit for bit those of its Tensor formula: the
+    same multiplies and matmuls, and the bias gradient summed as the engine's
+    ``sum_to_shape`` would sum it (so the engine has nothing left to reduce). NotImplemented
+    where only the Tensor formula applies."""
+    if d.ndim != 2 or len(ctx.cshape) > 2 or not (_plain_number(ctx.beta) and
+                                                  _plain_number(ctx.alpha)):
+        return NotImplemented
+    a, b = ctx.saved_tensors
+    arrays = _plain_arrays(d, a, b)
+    if arrays is None:
+        return NotImplemented
+    x, y = arrays
+    nc, na, nb = ctx.needs_input_grad[:3]
+    gc = None
+    if nc:
+        beta = ctx.beta
+        gc = d if beta == 1 else np.multiply(d, number_array(beta, d.dtype))
+        gc = _sum_to_shape_array(gc, ctx.cshape)
+    ga, gb = _mm_array_grads(d, x, y, na, nb)
+    alpha = ctx.alpha
+    if alpha != 1:
+        z = number_array(alpha, d.dtype)
+        ga = np.multiply(ga, z) if na else None
+        gb = np.multiply(gb, z) if nb else None
+    return gc, ga, gb, None, None
+
+
+def _sum_to_shape_array(d, shape):
+    """``reduction.sum_to_shape`` on an array: the reduction (dims, keepdim, dtype) that
+    ``Sum.forward``'s ``np.sum`` runs, then the same reshape. ``np.add.reduce`` is what
+    ``np.sum`` calls on an ndarray, less its wrapper."""
+    gshape = d.shape
+    if gshape == shape:
+        return d
+    lead = len(gshape) - len(shape)
+    dims = tuple(sum_to_dims(gshape, shape))
+    out = np.add.reduce(d, axis=dims, dtype=d.dtype, keepdims=True) if dims else d
+    if lead:
+        out = out.reshape(shape)
+    return out if type(out) is np.ndarray else np.asarray(out)
+
+
 class Addmm(BuiltinFunction):
     """out = beta * c + alpha * (a @ b);  the sum of the mm and add gradients."""
     _backward_name = "AddmmBackward0"
@@ -438,12 +495,12 @@ class Addmm(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
+        if plain_backward():
+            r = _addmm_array_grads(ctx, g._data)
+            if r is not NotImplemented:
+                return tensors_of(r)
         a, b = ctx.saved_tensors
         nc, na, nb = ctx.needs_input_grad[:3]
-        arrays = _plain_arrays(g, a, b)
-        if arrays is not None and arrays[0].ndim == 2 and len(ctx.cshape) <= 2 and \
-                _plain_number(ctx.beta) and _plain_number(ctx.alpha):
-            return _addmm_array_grads(ctx, g, arrays, nc, na, nb)
         gc = (g if ctx.beta == 1 else g * _cj(ctx.beta)) if nc else None
         ga, gb = _mm_grads(g, a, b, na, nb)
         if ctx.alpha != 1:
@@ -451,46 +508,7 @@ class Addmm(BuiltinFunction):
             gb = gb * _cj(ctx.alpha) if nb else None
         return gc, ga, gb, None, None
 
-
-def _plain_number(v):
-    """Whether ``g * v`` of the Tensor formula is one ``np.multiply`` by ``number_array``
-    (a Python float or int) or is skipped (``v == 1``)."""
-    return type(v) is float or type(v) is int or v == 1
-
-
-def _addmm_array_grads(ctx, g, arrays, nc, na, nb):
-    """Addmm's first-order gradients on arrays, bit for bit those of its Tensor formula: the
-    same multiplies and matmuls, and the bias gradient summed as the engine's
-    ``sum_to_shape`` would sum it (so the engine has nothing left to reduce)."""
-    d, x, y = arrays
-    gc = None
-    if nc:
-        beta = ctx.beta
-        gc = g if beta == 1 else _make(np.multiply(d, number_array(beta, d.dtype)), None, False)
-        gc = _sum_to_shape_array(gc, ctx.cshape)
-    ga, gb = _mm_array_grads(d, x, y, na, nb)
-    alpha = ctx.alpha
-    if alpha != 1:
-        z = number_array(alpha, d.dtype)
-        ga = np.multiply(ga, z) if na else None
-        gb = np.multiply(gb, z) if nb else None
-    return gc, _wrap(ga), _wrap(gb), None, None
-
-
-def _sum_to_shape_array(g, shape):
-    """``reduction.sum_to_shape(g, shape)`` for a plain Tensor ``g``, on its array: the
-    reduction (dims, keepdim, dtype) that ``Sum.forward``'s ``np.sum`` runs, then the same
-    reshape. ``np.add.reduce`` is what ``np.sum`` calls on an ndarray, less its wrapper."""
-    d = g._data
-    gshape = d.shape
-    if gshape == shape:
-        return g
-    lead = len(gshape) - len(shape)
-    dims = tuple(sum_to_dims(gshape, shape))
-    out = np.add.reduce(d, axis=dims, dtype=d.dtype, keepdims=True) if dims else d
-    if lead:
-        out = out.reshape(shape)
-    return _make(out, None, False)
+    _np_backward = staticmethod(_addmm_array_grads)
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):

@@ -243,20 +243,37 @@ class NllLoss(BuiltinFunction):
         (t,) = ctx.saved_tensors
         coef = ctx.coef
         if coef is None:  # the plain case: every target's coefficient is one number
-            n = t._data.shape[0]
-            c = ctx.xdtype.type(-1)
-            c = c / ctx.xdtype.type(n) if ctx.reduction == "mean" else c
             if _plain_backward():
-                # NOTE: first order on arrays; the same product c * g as the formula below
-                gx = np.zeros(ctx.shape, g._data.dtype)
-                gx[np.arange(n), t._data] = np.multiply(c.astype(g._data.dtype), g._data)
-                return _make(gx, None, False), None, None, None, None
-            coef = np.full(n, c, ctx.xdtype)
+                return _make(NllLoss._np_backward(ctx, g._data)[0], None, False), \
+                    None, None, None, None
+            n = t._data.shape[0]
+            coef = np.full(n, _plain_coef(ctx, n), ctx.xdtype)
         src = (_const(coef.astype(g._data.dtype)) * g).unsqueeze(1)
         safe_t = _const(np.where(coef != 0, t._data, 0)[:, None])
         from .._creation import zeros
         gx = zeros(ctx.shape, dtype=g.dtype).scatter(1, safe_t, src)
         return gx, None, None, None, None
+
+
+def _plain_coef(ctx, n):
+    """Every target's coefficient in the plain case (no weights, no ignored targets)."""
+    c = ctx.xdtype.type(-1)
+    return c / ctx.xdtype.type(n) if ctx.reduction == "mean" else c
+
+
+def _nll_np_backward(ctx, d):
+    """NllLoss's first-order backward on arrays in the plain case: the same product
+    ``coef * g`` as the Tensor formula, scattered into zeros."""
+    if ctx.coef is not None:
+        return NotImplemented
+    (t,) = ctx.saved_tensors
+    n = t._data.shape[0]
+    gx = np.zeros(ctx.shape, d.dtype)
+    gx[np.arange(n), t._data] = np.multiply(_plain_coef(ctx, n).astype(d.dtype), d)
+    return gx, None, None, None, None
+
+
+NllLoss._np_backward = staticmethod(_nll_np_backward)  # (the metaclass rebinds _np_fast)
 
 
 def _nll_plain(ctx, x, t, reduction):

@@ -16,7 +16,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
 from ..autograd.function import once_differentiable
-from ._base import BuiltinFunction
+from ._base import BuiltinFunction, tensors_of
 from .reduction import plain_backward as _plain_backward
 
 _make = Tensor._make
@@ -146,12 +146,13 @@ class NativeLayerNorm(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
+        if _plain_backward():
+            r = _layer_norm_grads_arrays(ctx, g._data)
+            if r is not NotImplemented:
+                return tensors_of(r)
         x, w = ctx.saved_tensors
         nx, nw, nb = ctx.needs_input_grad[:3]
         lead = tuple(range(x.ndim - len(ctx.axes)))
-        dt = x._data.dtype
-        if _plain_backward() and g._data.dtype == dt and (w is None or w._data.dtype == dt):
-            return _layer_norm_grads_arrays(ctx, g._data, x._data, w, lead)
         gx, xhat = norm_grads(g, x, ctx.axes, ctx.eps, ctx.stats, w)
         gw = (g * xhat).sum(lead) if nw and lead else ((g * xhat) if nw else None)
         gb = (g.sum(lead) if lead else g) if nb else None
@@ -173,17 +174,27 @@ def _norm_grads_arrays(g, x, axes, stats, w):
     return np.multiply(gx, invstd, out=gx), xhat
 
 
-def _layer_norm_grads_arrays(ctx, g, x, w, lead):
-    """NativeLayerNorm's first-order gradients (x, w, b) computed on arrays."""
+def _layer_norm_grads_arrays(ctx, g):
+    """NativeLayerNorm's first-order gradients (x, w, b) computed on arrays (its
+    ``_np_backward``); NotImplemented for mixed dtypes, which the Tensor formula promotes."""
+    x, w = ctx.saved_tensors
+    x = x._data
+    dt = x.dtype
+    if g.dtype != dt or (w is not None and w._data.dtype != dt):
+        return NotImplemented
+    lead = tuple(range(x.ndim - len(ctx.axes)))
     nx, nw, nb = ctx.needs_input_grad[:3]
     gx, xhat = _norm_grads_arrays(g, x, ctx.axes, ctx.stats, None if w is None else w._data)
     gw = gb = None
     if nw:
         gw = np.multiply(g, xhat, out=xhat)
-        gw = _make(np.sum(gw, axis=lead) if lead else gw, None, False)
+        gw = np.sum(gw, axis=lead) if lead else gw
     if nb:
-        gb = _make(np.sum(g, axis=lead) if lead else g, None, False)
-    return (_make(gx, None, False) if nx else None), gw, gb, None, None
+        gb = np.sum(g, axis=lead) if lead else g
+    return (gx if nx else None), gw, gb, None, None
+
+
+NativeLayerNorm._np_backward = staticmethod(_layer_norm_grads_arrays)
 
 
 def _group_size(shape, groups):

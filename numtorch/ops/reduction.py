@@ -672,15 +672,24 @@ class Softmax(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
+        if plain_backward():
+            r = Softmax._np_backward(ctx, g._data)
+            if r is not NotImplemented:
+                return _make(r[0], None, False), None
         (out,) = ctx.saved_tensors
-        if plain_backward() and out._data.ndim:
-            # NOTE: first-order backward on arrays, the same ufuncs as the Tensor formula
-            # below (so the same bits); create_graph (or 0-d) takes the Tensor formula.
-            o, ga = out._data, g._data
-            s = _sum(np.multiply(ga, o), axis=ctx.dim, keepdims=True)
-            d = np.subtract(ga, s)
-            return _make(np.multiply(o, d, out=d), None, False), None
         return out * (g - (g * out).sum(ctx.dim, keepdim=True)), None
+
+    @staticmethod
+    def _np_backward(ctx, ga):
+        # NOTE: first-order backward on arrays, the same ufuncs as the Tensor formula (so
+        # the same bits); create_graph (or 0-d) takes the Tensor formula.
+        (out,) = ctx.saved_tensors
+        o = out._data
+        if not o.ndim or ga.dtype is not o.dtype:
+            return NotImplemented
+        s = _sum(np.multiply(ga, o), axis=ctx.dim, keepdims=True)
+        d = np.subtract(ga, s)
+        return np.multiply(o, d, out=d), None
 
 
 class LogSoftmax(BuiltinFunction):
@@ -697,14 +706,23 @@ class LogSoftmax(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
+        if plain_backward():
+            r = LogSoftmax._np_backward(ctx, g._data)
+            if r is not NotImplemented:
+                return _make(r[0], None, False), None
         (out,) = ctx.saved_tensors
-        if plain_backward() and out._data.ndim:
-            # NOTE: as Softmax.backward: arrays for first order, same ufuncs and bits
-            ga = g._data
-            e = np.exp(out._data)
-            e = np.multiply(e, _sum(ga, axis=ctx.dim, keepdims=True), out=e)
-            return _make(np.subtract(ga, e, out=e), None, False), None
         return g - out.exp() * g.sum(ctx.dim, keepdim=True), None
+
+    @staticmethod
+    def _np_backward(ctx, ga):
+        # NOTE: as Softmax's: arrays for first order, same ufuncs and bits
+        (out,) = ctx.saved_tensors
+        o = out._data
+        if not o.ndim or ga.dtype is not o.dtype:
+            return NotImplemented
+        e = np.exp(o)
+        e = np.multiply(e, _sum(ga, axis=ctx.dim, keepdims=True), out=e)
+        return np.subtract(ga, e, out=e), None
 
 
 def _softmax_input(input, dim, dtype, op):

@@ -169,12 +169,16 @@ class Permute(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
-        dims = ctx.dims
-        inverse = tuple(sorted(range(len(dims)), key=dims.__getitem__))  # argsort
         if _plain_backward():
-            # NOTE: first order: the view the Tensor op below would make, outside the graph
-            return _make(np.transpose(g._data, inverse), None, False), None
-        return g.permute(inverse), None
+            return _make(Permute._np_backward(ctx, g._data)[0], None, False), None
+        dims = ctx.dims
+        return g.permute(tuple(sorted(range(len(dims)), key=dims.__getitem__))), None
+
+    @staticmethod
+    def _np_backward(ctx, d):
+        # NOTE: first order: the view the Tensor op would make, outside the graph
+        dims = ctx.dims
+        return np.transpose(d, tuple(sorted(range(len(dims)), key=dims.__getitem__))), None
 
 
 class Transpose(BuiltinFunction):
@@ -190,12 +194,14 @@ class Transpose(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         if _plain_backward():
-            # NOTE: first order: the view the Tensor op below would make (same strides),
-            # outside the graph; no dispatch, no view node
-            d = g._data
-            return _make(np.swapaxes(d, ctx.d0, ctx.d1) if d.ndim else d.view(), None,
-                         False), None, None
+            return _make(Transpose._np_backward(ctx, g._data)[0], None, False), None, None
         return g.transpose(ctx.d0, ctx.d1), None, None
+
+    @staticmethod
+    def _np_backward(ctx, d):
+        # NOTE: first order: the view the Tensor op would make (same strides), outside the
+        # graph; no dispatch, no view node
+        return (np.swapaxes(d, ctx.d0, ctx.d1) if d.ndim else d.view()), None, None
 
 
 class T(Transpose):
