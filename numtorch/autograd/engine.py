@@ -12,11 +12,10 @@ import numpy as np
 
 from .grad_mode import STATE
 from . import function as _function
-from .function import BackwardCFunction, _check_grads, _FREED
+from .function import _check_grads, _FREED
 from .graph import (AccumulateGrad, GraphTask, _tasks, node_hook_result,
                     n_outputs as _n_out, tensor_hook_result)
 
-_function_backward = BackwardCFunction._backward
 
 __all__ = ["run_backward"]
 
@@ -148,7 +147,7 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
     gets its only gradient so is handed it directly (``g``), without a buffer.
     """
     heappop, heappush, pop, get = heapq.heappop, heapq.heappush, buffers.pop, buffers.get
-    fb, check, freed, Tensor = _function_backward, _check_grads, _FREED, _function.Tensor
+    check, freed, Tensor = _check_grads, _FREED, _function.Tensor
     ndarray, make = np.ndarray, Tensor._make
     # first order with nothing interposed: built-in ops may run their array backward, and
     # gradients then pass between them as bare ndarrays (made Tensors where anything else
@@ -180,13 +179,13 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
             g = grads[0] if len(grads) == 1 else None
         else:
             grads = None
-        if g is not None and node._x is None and type(node)._backward is fb and \
-                not node._forward_cls.boxed_grads_call:
+        if g is not None and node._x is None and node._plain_call:
             # NOTE: BackwardCFunction._backward and _release inlined for one output with a
-            # gradient (nothing to materialise) and no hooks or metadata: the common case. A
-            # node with metadata may carry an instance-level _backward (anomaly mode wraps it
-            # so), which must run instead. _check_grads's first check is inlined too.
-            npb = node._forward_cls._np_fast if arrays else None
+            # gradient (nothing to materialise) and no hooks or metadata: the common case
+            # (``_plain_call``: a Function's node, not boxed). A node with metadata may carry
+            # an instance-level _backward (anomaly mode wraps it so), which must run
+            # instead. _check_grads's first check is inlined too.
+            npb = node._np_fast if arrays else None
             if npb is None:
                 outs = node._forward_cls._backward_fn(
                     node, g if type(g) is Tensor else make(g, None, False))

@@ -311,7 +311,15 @@ class _FunctionMeta(type):
         else:
             fn = _missing_backward
         type.__setattr__(cls, "_backward_fn", staticmethod(fn))
-        type.__setattr__(cls, "_np_fast", _array_backward_of(cls))
+        cls._bind_engine_calls(_array_backward_of(cls))
+
+    def _bind_engine_calls(cls, np_fast):
+        """What the engine's hot loop reads off a node's class: ``_np_fast`` (the array
+        backward) and ``_plain_call`` (the node runs ``_backward_fn(node, g)`` unboxed)."""
+        np_fast = None if np_fast is None else staticmethod(np_fast)
+        for klass in (cls, cls._backward_cls):
+            type.__setattr__(klass, "_np_fast", np_fast)
+        type.__setattr__(cls._backward_cls, "_plain_call", not cls.boxed_grads_call)
 
     def __setattr__(cls, name, value):
         # PyTorch looks the methods up at each call: assigning one later must take effect
@@ -319,9 +327,9 @@ class _FunctionMeta(type):
         if name in ("backward", "vjp", "setup_context", "forward"):
             cls._bind_user_methods()
             if name == "backward":
-                type.__setattr__(cls, "_np_fast", None)  # the array form no longer matches
-        elif name == "_np_backward":
-            type.__setattr__(cls, "_np_fast", _array_backward_of(cls))
+                cls._bind_engine_calls(None)  # the array form no longer matches
+        elif name in ("_np_backward", "boxed_grads_call"):
+            cls._bind_engine_calls(_array_backward_of(cls))
 
 
 def _array_backward_of(cls):
@@ -518,7 +526,7 @@ def _apply_one(cls, a):
     fn = a._grad_fn
     if fn is not None and a._view is None:
         edges = ((fn, a._output_nr),)
-        meta = fn._out_meta  # _meta_of inlined
+        meta = fn._out_meta  # shared with the input's node when it matches
         if meta is None or len(meta) != 1 or meta[0] is None or \
                 meta[0][1].np is not d.dtype or meta[0][0] != d.shape:
             meta = ((d.shape, _FROM_NP[d.dtype]),)
@@ -582,18 +590,6 @@ def _run_unrecorded(cls, ctx, a, grad_on):
 
 
 _new = object.__new__
-
-
-def _meta_of(fn, d):
-    """``((d.shape, dtype),)`` for output 0 of ``fn`` with data ``d``: ``fn``'s own out meta
-    when it matches (a chain of ops then shares one tuple: fewer objects for the garbage
-    collector to track, and no dtype lookup)."""
-    meta = fn._out_meta
-    if meta is not None and len(meta) == 1:
-        m = meta[0]
-        if m is not None and m[1].np is d.dtype and m[0] == d.shape:
-            return meta
-    return ((d.shape, _FROM_NP[d.dtype]),)
 
 
 def _link_inputs(ctx, args, needs):

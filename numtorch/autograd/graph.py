@@ -64,6 +64,10 @@ class Node:
 
     __slots__ = ("next_functions", "_seq", "_x", "__weakref__")
     _out_meta = None  # a BackwardCFunction's per-output (shape, dtype); others: _n_outputs
+    # set on a Function's node class (function._FunctionMeta): its array backward, and
+    # whether the engine may call its backward directly with one unboxed gradient
+    _np_fast = None
+    _plain_call = False
     _pre_hooks = _extra_field("pre_hooks")
     _post_hooks = _extra_field("post_hooks")
     _tensor_hooks = _extra_field("tensor_hooks")

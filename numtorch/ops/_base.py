@@ -7,7 +7,7 @@ when nothing needs a gradient no node is built at all.
 import numpy as np
 
 from .. import _dtype as D
-from ..autograd.function import BackwardCFunction, Function, _meta_of
+from ..autograd.function import BackwardCFunction, Function
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import ANOMALY, pack_saved, _hook_stack, _sequence
 from .._tensor import Tensor
@@ -161,7 +161,9 @@ def record_unary(cls, a, out, uses):
     fn = a._grad_fn
     if fn is not None and a._view is None:
         edges = ((fn, a._output_nr),)
-        meta = fn._out_meta  # _meta_of inlined
+        # the input node's out meta when it matches: a chain of ops shares one tuple (fewer
+        # objects for the garbage collector to track, no dtype lookup)
+        meta = fn._out_meta
         if meta is None or len(meta) != 1 or meta[0] is None or \
                 meta[0][1].np is not d.dtype or meta[0][0] != d.shape:
             meta = ((d.shape, _FROM_NP[d.dtype]),)
@@ -207,7 +209,10 @@ def record_binary(cls, a, b, out):
     ra = a._rg
     fn = a._grad_fn
     if fn is not None and a._view is None:
-        meta = _meta_of(fn, d)
+        meta = fn._out_meta  # shared with the input's node when it matches
+        if meta is None or len(meta) != 1 or meta[0] is None or \
+                meta[0][1].np is not d.dtype or meta[0][0] != d.shape:
+            meta = ((d.shape, _FROM_NP[d.dtype]),)
         ea = (fn, a._output_nr) if ra else _NO_EDGE
     else:
         meta = ((d.shape, _FROM_NP[d.dtype]),)
