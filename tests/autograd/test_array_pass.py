@@ -139,3 +139,45 @@ def test_a_user_backward_returning_an_ndarray_still_raises():
     x = _leaf(3)
     with pytest.raises(RuntimeError, match=r"expected Variable or None \(got numpy.ndarray\)"):
         Bad.apply(x.sin()).sum().backward()
+
+
+def test_everything_user_facing_gets_tensors(torch):
+    # captures of autograd.grad, tensor hooks, retained grads and nodes with several outputs
+    # (split's backward) receive Tensors, whatever passed between the ops before them
+    def fn(lib):
+        x = lib.tensor([0.5, -1.0, 2.0, 0.25], requires_grad=True)
+        h = (x.sin() * 2.0).exp()
+        seen = []
+        h.register_hook(lambda g: seen.append(type(g).__name__ == "Tensor") or g * 3.0)
+        a, b = (h + 1.0).split(2)
+        m = a.tanh()
+        m.retain_grad()
+        out = (m * b).sum() + (m * m).sum()
+        gx, gh = lib.autograd.grad(out, [x, h], retain_graph=True)
+        out.backward(inputs=[x])
+        return gx, gh, x.grad, m.grad, seen
+    check_same(fn)
+
+
+def test_array_pass_under_anomaly_mode_reports_nan():
+    x = numtorch.tensor([-1.0, 4.0], requires_grad=True)
+    with pytest.warns(UserWarning), numtorch.autograd.detect_anomaly():
+        y = x.sqrt()  # NaN at -1, and its backward 0.5 / sqrt(x) too
+        with pytest.raises(RuntimeError, match="'SqrtBackward0' returned nan values"):
+            y.sum().backward()
+
+
+def test_fresh_gradients_are_adopted_without_a_copy(monkeypatch):
+    # a performance property: every parameter of a Linear stack gets its first .grad
+    # without the copy (engine._leaf_grad's reference counts match the loop's references)
+    import numtorch._tensor as T
+    copies = []
+    real = T._grad_copy
+    monkeypatch.setattr(T, "_grad_copy", lambda g, var: copies.append(g.shape) or real(g, var))
+    numtorch.manual_seed(0)
+    nn = numtorch.nn
+    model = nn.Sequential(nn.Linear(5, 4), nn.ReLU(), nn.Linear(4, 3))
+    x = numtorch.randn(6, 5)
+    nn.functional.cross_entropy(model(x), numtorch.tensor([0, 1, 2, 0, 1, 2])).backward()
+    assert copies == []
+    assert all(p.grad is not None for p in model.parameters())
