@@ -42,9 +42,10 @@ def _discover(roots):
     push = stack.append
     while stack:
         nf = stack.pop().next_functions
-        # NOTE: a chain of one-input nodes, each reached for the first time, is followed
-        # without the stack; where it ends, the loop below takes the last node's edges
-        while len(nf) == 1:
+        # NOTE: a chain of one-input nodes (a second edge may be a wrapped number's, to no
+        # node: ``x * 2``), each reached for the first time, is followed without the stack;
+        # where it ends, the loop below takes the last node's edges
+        while len(nf) == 1 or len(nf) == 2 and nf[1][0] is None:
             child = nf[0][0]
             if child is None or child in deps or child in seen:
                 break
