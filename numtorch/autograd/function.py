@@ -310,8 +310,11 @@ class _FunctionMeta(type):
             fn = cls.vjp
         else:
             fn = _missing_backward
+        np_fast = _array_backward_of(cls)
+        if np_fast is not None:
+            fn = _with_array_backward(fn, np_fast)
         type.__setattr__(cls, "_backward_fn", staticmethod(fn))
-        cls._bind_engine_calls(_array_backward_of(cls))
+        cls._bind_engine_calls(np_fast)
 
     def _bind_engine_calls(cls, np_fast):
         """What the engine's hot loop reads off a node's class: ``_np_fast`` (the array
@@ -324,12 +327,37 @@ class _FunctionMeta(type):
     def __setattr__(cls, name, value):
         # PyTorch looks the methods up at each call: assigning one later must take effect
         super().__setattr__(name, value)
-        if name in ("backward", "vjp", "setup_context", "forward"):
+        if name == "backward" and cls._builtin:
+            # the array form, if any, no longer matches: this class now has none
+            type.__setattr__(cls, "_np_backward", None)
+        if name in ("backward", "vjp", "setup_context", "forward", "_np_backward"):
             cls._bind_user_methods()
-            if name == "backward":
-                cls._bind_engine_calls(None)  # the array form no longer matches
-        elif name in ("_np_backward", "boxed_grads_call"):
+        elif name == "boxed_grads_call":
             cls._bind_engine_calls(_array_backward_of(cls))
+
+
+def _with_array_backward(backward, np_backward):
+    """A built-in op's ``backward`` as its node calls it (``_backward_fn``): with one
+    gradient, grad mode off and nothing interposed (a first-order call outside the engine's
+    array pass: ``node.apply``, a node with several outputs), ``np_backward`` on arrays, the
+    same bits; otherwise the Tensor formula."""
+    def backward_fn(ctx, *grads):
+        if len(grads) == 1 and not STATE.enabled and _interpose is None:
+            g = grads[0]
+            if type(g) is Tensor:
+                r = np_backward(ctx, g._data)
+                if r is not NotImplemented:
+                    return _arrays_as_tensors(r)
+        return backward(ctx, *grads)
+    return backward_fn
+
+
+def _arrays_as_tensors(r):
+    """An array backward's result as a Tensor backward returns it: each ndarray made a
+    Tensor without grad."""
+    if type(r) is tuple:
+        return tuple([Tensor._make(x, None, False) if type(x) is np.ndarray else x for x in r])
+    return Tensor._make(r, None, False) if type(r) is np.ndarray else r
 
 
 def _array_backward_of(cls):

@@ -110,14 +110,6 @@ class BuiltinFunction(Function):
         return _wrap_plain(cls, out, args)
 
 
-def tensors_of(r):
-    """An array backward's result (``_np_backward``) as the Tensor ``backward`` returns it:
-    each ndarray made a Tensor without grad."""
-    if type(r) is tuple:
-        return tuple([_make(x, None, False) if type(x) is _ndarray else x for x in r])
-    return _make(r, None, False) if type(r) is _ndarray else r
-
-
 def _wrap_plain(cls, out, args, i=0):
     if type(out) is not _ndarray:
         if out is None or isinstance(out, (int, float, bool)) and not isinstance(out, np.generic):

@@ -191,8 +191,8 @@ class Mul(BuiltinFunction):
 
     @staticmethod
     def _np_backward(ctx, d):
-        # NOTE: _times's array branch for real floating data of one dtype: the same
-        # np.multiply; anything else is the Tensor formula's
+        # NOTE: for real floating data of one dtype, the np.multiply the Tensor op in
+        # _times would call; anything else is the Tensor formula's
         dt = d.dtype
         if dt.kind != "f":
             return NotImplemented
@@ -220,8 +220,8 @@ class Mul(BuiltinFunction):
 
 
 def _times_array(d, v):
-    """``_times``'s array branch: ``d * v`` for a Tensor or Python number ``v`` of ``d``'s
-    real floating dtype; None where the Tensor op must run."""
+    """``d * v`` on arrays for a Tensor or Python number ``v`` of ``d``'s real floating
+    dtype (the np.multiply of ``_times``'s Tensor op); None where the Tensor op must run."""
     dt = d.dtype
     tv = type(v)
     if tv is Tensor:
@@ -236,19 +236,7 @@ def _times_array(d, v):
 
 
 def _times(g, v):
-    """``g * conj(v)``, ``v`` a Tensor or a Python number: when nothing is recorded and both
-    are real floating data of one dtype, the ``np.multiply`` the Tensor op would call, run
-    here (no dispatch); otherwise the Tensor op."""
-    if not STATE.enabled and _B._interpose is None:
-        d = g._data
-        dt = d.dtype
-        if dt.kind == "f":
-            tv = type(v)
-            if tv is Tensor:
-                if v._data.dtype is dt:
-                    return _wrap(np.multiply(d, v._data))
-            elif tv is float or tv is int:
-                return _wrap(np.multiply(d, number_array(v, dt)))
+    """``g * conj(v)``, ``v`` a Tensor or a Python number."""
     return g * _cj(v)
 
 
@@ -542,7 +530,6 @@ def _unary(name, np_fn, grad, uses="x", float_only=True, bw=None, int_ok=True,
             "forward": staticmethod(forward), "__module__": __name__}
     if np_grad is not None:
         body["_np_backward"] = staticmethod(_array_backward(np_grad, uses))
-        backward = _tensor_or_array_backward(backward, body["_np_backward"].__func__)
     body["backward"] = staticmethod(backward)
     cls = type(name, (BuiltinFunction,), body)
     # forward on float data, for the fast paths of ``_unary_fn``
@@ -589,24 +576,6 @@ def _array_backward(np_grad, uses):
                 return r if type(r) is _ndarray else np.asarray(r)
         return NotImplemented
     return array_backward
-
-
-def _tensor_or_array_backward(backward, array_backward):
-    """``backward`` on Tensors that runs ``array_backward`` when nothing is recorded (grad
-    mode off, no forward AD or vmap): for calls outside the engine's array pass (a node's
-    ``apply``, a backward called from another's formula)."""
-    def fast(ctx, g):
-        if not STATE.enabled and _B._interpose is None:
-            r = array_backward(ctx, g._data)
-            if r is not NotImplemented:
-                return _make(r, None, False)
-        return backward(ctx, g)
-    return fast
-
-
-def _wrap(r):
-    """A result array as a Tensor without grad (a 0-d result comes as a NumPy scalar)."""
-    return _make(r if type(r) is _ndarray else np.asarray(r), None, False)
 
 
 def _into(ufunc, a, b, t):

@@ -10,9 +10,9 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ._base import BuiltinFunction, tensors_of
+from ._base import BuiltinFunction
 from .elementwise import number_array
-from .reduction import plain_backward, sum_to_dims
+from .reduction import sum_to_dims
 from .shape import Squeeze, _viewable
 
 _make = Tensor._make
@@ -109,10 +109,6 @@ def _col_major_array(x):
     return x.ndim == 2 and f.f_contiguous and not f.c_contiguous
 
 
-def _wrap(x):
-    return None if x is None else _make(x, None, False)
-
-
 def _batched_plain(g, a, b):
     """Whether a batched matmul's Tensor formula (``matmul`` -> expand, reshape, bmm) would
     hand ``np.matmul`` matrices with the strides of ``g``, ``a^T`` and ``b^T`` themselves:
@@ -142,10 +138,6 @@ class Mm(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
-        if plain_backward():
-            r = ctx._forward_cls._np_backward(ctx, g._data)
-            if r is not NotImplemented:
-                return tensors_of(r)
         a, b = ctx.saved_tensors
         na, nb = ctx.needs_input_grad[:2]
         if g._data.ndim == 2:
@@ -495,10 +487,6 @@ class Addmm(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
-        if plain_backward():
-            r = _addmm_array_grads(ctx, g._data)
-            if r is not NotImplemented:
-                return tensors_of(r)
         a, b = ctx.saved_tensors
         nc, na, nb = ctx.needs_input_grad[:3]
         gc = (g if ctx.beta == 1 else g * _cj(ctx.beta)) if nc else None

@@ -16,8 +16,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
 from ..autograd.function import once_differentiable
-from ._base import BuiltinFunction, tensors_of
-from .reduction import plain_backward as _plain_backward
+from ._base import BuiltinFunction
 
 _make = Tensor._make
 
@@ -146,10 +145,6 @@ class NativeLayerNorm(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
-        if _plain_backward():
-            r = _layer_norm_grads_arrays(ctx, g._data)
-            if r is not NotImplemented:
-                return tensors_of(r)
         x, w = ctx.saved_tensors
         nx, nw, nb = ctx.needs_input_grad[:3]
         lead = tuple(range(x.ndim - len(ctx.axes)))

@@ -9,8 +9,6 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ..autograd.grad_mode import STATE
-from . import _base
 from ._base import BuiltinFunction
 from ._util import wrap_dim, wrap_dims, as_array
 from . import return_types
@@ -61,12 +59,6 @@ def _sum_dtype(npdt, dtype):
     if dtype is not None:
         return D.to_dtype(dtype).np
     return np.dtype(np.int64) if npdt.kind in "biu" else npdt
-
-
-def plain_backward():
-    """Whether a backward may run on raw arrays: first order (no create_graph), and no
-    functorch transform interposed (forward AD or vmap over it needs the Tensor ops)."""
-    return not STATE.enabled and _base._interpose is None
 
 
 class Sum(BuiltinFunction):
@@ -659,6 +651,14 @@ def _log_softmax_array(x, dim):
     return np.subtract(shifted, np.log(s, out=s), out=shifted)
 
 
+def _saved_output(ctx, ga):
+    """The array of the one saved output (a softmax's), when an array backward applies to
+    it with gradient array ``ga``: n-d, of ``ga``'s dtype. None otherwise."""
+    (out,) = ctx.saved_tensors
+    o = out._data
+    return o if o.ndim and ga.dtype is o.dtype else None
+
+
 class Softmax(BuiltinFunction):
     """out = exp(x) / sum(exp(x));  dx = out * (g - sum(g * out))."""
     _backward_name = "SoftmaxBackward0"
@@ -672,10 +672,6 @@ class Softmax(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
-        if plain_backward():
-            r = Softmax._np_backward(ctx, g._data)
-            if r is not NotImplemented:
-                return _make(r[0], None, False), None
         (out,) = ctx.saved_tensors
         return out * (g - (g * out).sum(ctx.dim, keepdim=True)), None
 
@@ -683,9 +679,8 @@ class Softmax(BuiltinFunction):
     def _np_backward(ctx, ga):
         # NOTE: first-order backward on arrays, the same ufuncs as the Tensor formula (so
         # the same bits); create_graph (or 0-d) takes the Tensor formula.
-        (out,) = ctx.saved_tensors
-        o = out._data
-        if not o.ndim or ga.dtype is not o.dtype:
+        o = _saved_output(ctx, ga)
+        if o is None:
             return NotImplemented
         s = _sum(np.multiply(ga, o), axis=ctx.dim, keepdims=True)
         d = np.subtract(ga, s)
@@ -706,19 +701,14 @@ class LogSoftmax(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
-        if plain_backward():
-            r = LogSoftmax._np_backward(ctx, g._data)
-            if r is not NotImplemented:
-                return _make(r[0], None, False), None
         (out,) = ctx.saved_tensors
         return g - out.exp() * g.sum(ctx.dim, keepdim=True), None
 
     @staticmethod
     def _np_backward(ctx, ga):
         # NOTE: as Softmax's: arrays for first order, same ufuncs and bits
-        (out,) = ctx.saved_tensors
-        o = out._data
-        if not o.ndim or ga.dtype is not o.dtype:
+        o = _saved_output(ctx, ga)
+        if o is None:
             return NotImplemented
         e = np.exp(o)
         e = np.multiply(e, _sum(ga, axis=ctx.dim, keepdims=True), out=e)
