@@ -139,3 +139,38 @@ def zero_where(masked, g):
     keep = masked.view(np.int8).astype(it)
     keep -= 1                                   # 1 -> 0 (masked), 0 -> -1 (all bits set)
     return np.bitwise_and(g.view(it), keep).view(g.dtype)
+
+
+def sum_to_dims(gshape, shape):
+    """The dims to sum (keeping them) to take ``gshape`` down to the broadcast-compatible
+    ``shape``: the leading extra dims and those ``shape`` has as 1."""
+    lead = len(gshape) - len(shape)
+    return list(range(lead)) + [lead + i for i, n in enumerate(shape)
+                                if n == 1 and gshape[lead + i] != 1]
+
+
+def sum_to_shape_array(d, shape):
+    """``reduction.sum_to_shape`` on an array: the reduction (dims, keepdim, dtype) that
+    ``Sum.forward``'s ``np.sum`` runs, then the same reshape. ``np.add.reduce`` is what
+    ``np.sum`` calls on an ndarray, less its wrapper."""
+    gshape = d.shape
+    if gshape == shape:
+        return d
+    lead = len(gshape) - len(shape)
+    dims = tuple(sum_to_dims(gshape, shape))
+    out = np.add.reduce(d, axis=dims, dtype=d.dtype, keepdims=True) if dims else d
+    if lead:
+        out = out.reshape(shape)
+    return out if type(out) is np.ndarray else np.asarray(out)
+
+
+def reshape_array(d, shape):
+    """``g.reshape(shape)`` of a gradient, on its array (an array backward's): the view
+    ``View`` makes when the layout allows one, else ``Reshape``'s copy, so the same strides
+    as the Tensor op."""
+    v = d.view()
+    try:
+        v.shape = shape
+    except AttributeError:
+        return np.reshape(d, shape).copy()
+    return v

@@ -12,7 +12,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
 from ._util import wrap_dim, cast
-from .shape import place
+from .shape import place, place_array
 
 _make = Tensor._make
 _BASIC = (int, slice, type(None), type(Ellipsis))
@@ -135,6 +135,10 @@ class BasicIndex(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         return place(g, ctx.shape, ctx.key), None
+
+    @staticmethod
+    def _np_backward(ctx, d):
+        return place_array(d, ctx.shape, ctx.key), None
 
 
 class SelectIndex(BasicIndex):

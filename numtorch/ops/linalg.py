@@ -12,7 +12,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
 from .elementwise import number_array
-from .reduction import sum_to_dims
+from ._util import sum_to_shape_array
 from .shape import Squeeze, _viewable
 
 _make = Tensor._make
@@ -443,7 +443,7 @@ def _addmm_array_grads(ctx, d):
     if nc:
         beta = ctx.beta
         gc = d if beta == 1 else np.multiply(d, number_array(beta, d.dtype))
-        gc = _sum_to_shape_array(gc, ctx.cshape)
+        gc = sum_to_shape_array(gc, ctx.cshape)
     ga, gb = _mm_array_grads(d, x, y, na, nb)
     alpha = ctx.alpha
     if alpha != 1:
@@ -451,21 +451,6 @@ def _addmm_array_grads(ctx, d):
         ga = np.multiply(ga, z) if na else None
         gb = np.multiply(gb, z) if nb else None
     return gc, ga, gb, None, None
-
-
-def _sum_to_shape_array(d, shape):
-    """``reduction.sum_to_shape`` on an array: the reduction (dims, keepdim, dtype) that
-    ``Sum.forward``'s ``np.sum`` runs, then the same reshape. ``np.add.reduce`` is what
-    ``np.sum`` calls on an ndarray, less its wrapper."""
-    gshape = d.shape
-    if gshape == shape:
-        return d
-    lead = len(gshape) - len(shape)
-    dims = tuple(sum_to_dims(gshape, shape))
-    out = np.add.reduce(d, axis=dims, dtype=d.dtype, keepdims=True) if dims else d
-    if lead:
-        out = out.reshape(shape)
-    return out if type(out) is np.ndarray else np.asarray(out)
 
 
 class Addmm(BuiltinFunction):

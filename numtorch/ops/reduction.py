@@ -10,7 +10,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
-from ._util import wrap_dim, wrap_dims, as_array
+from ._util import wrap_dim, wrap_dims, as_array, reshape_array, sum_to_dims
 from . import return_types
 
 _ndarray = np.ndarray
@@ -34,12 +34,12 @@ def expand_grad(g, shape, dims, keepdim):
     return g.expand(shape)
 
 
-def sum_to_dims(gshape, shape):
-    """The dims to sum (keeping them) to take ``gshape`` down to the broadcast-compatible
-    ``shape``: the leading extra dims and those ``shape`` has as 1."""
-    lead = len(gshape) - len(shape)
-    return list(range(lead)) + [lead + i for i, n in enumerate(shape)
-                                if n == 1 and gshape[lead + i] != 1]
+def _expand_grad_array(d, shape, dims, keepdim):
+    """``expand_grad`` on a gradient's array (an array backward's): the same reshape and
+    broadcast view."""
+    if not keepdim and dims:
+        d = reshape_array(d, tuple(1 if i in dims else n for i, n in enumerate(shape)))
+    return np.broadcast_to(d, shape)
 
 
 def sum_to_shape(g, shape):
@@ -74,6 +74,10 @@ class Sum(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         return expand_grad(g, ctx.shape, ctx.dims, ctx.keepdim), None, None, None
+
+    @staticmethod
+    def _np_backward(ctx, d):
+        return _expand_grad_array(d, ctx.shape, ctx.dims, ctx.keepdim), None, None, None
 
 
 class SumAll(Sum):

@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
-from ._util import wrap_dim, wrap_dims
+from ._util import reshape_array, sum_to_shape_array, wrap_dim, wrap_dims
 
 _make = Tensor._make
 
@@ -66,6 +66,10 @@ class View(BuiltinFunction):
     def backward(ctx, g):
         return g.reshape(ctx.shape), None
 
+    @staticmethod
+    def _np_backward(ctx, d):
+        return reshape_array(d, ctx.shape), None
+
 
 class Reshape(BuiltinFunction):
     """out = copy of x in ``shape`` (when no view is possible);  dx = g reshaped back."""
@@ -79,6 +83,10 @@ class Reshape(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         return g.reshape(ctx.shape), None
+
+    @staticmethod
+    def _np_backward(ctx, d):
+        return reshape_array(d, ctx.shape), None
 
 
 def _viewable(x, shape):
@@ -294,6 +302,10 @@ class Expand(BuiltinFunction):
         from .reduction import sum_to_shape
         return sum_to_shape(g, ctx.shape), None
 
+    @staticmethod
+    def _np_backward(ctx, d):
+        return sum_to_shape_array(d, ctx.shape), None
+
 
 def expand(input, *sizes):
     """Broadcast ``input`` to ``sizes`` without copying; -1 keeps a dim."""
@@ -359,6 +371,10 @@ class Squeeze(BuiltinFunction):
     def backward(ctx, g):
         return g.reshape(ctx.shape), None
 
+    @staticmethod
+    def _np_backward(ctx, d):
+        return reshape_array(d, ctx.shape), None
+
 
 class SqueezeAll(Squeeze):
     _backward_name = "SqueezeBackward0"
@@ -394,6 +410,10 @@ class Unsqueeze(BuiltinFunction):
     def backward(ctx, g):
         return g.squeeze(ctx.dim), None
 
+    @staticmethod
+    def _np_backward(ctx, d):
+        return np.squeeze(d, axis=(ctx.dim,)), None
+
 
 def unsqueeze(input, dim):
     """Insert a size-1 dim at ``dim``."""
@@ -415,6 +435,10 @@ class Select(BuiltinFunction):
     def backward(ctx, g):
         key = (slice(None),) * ctx.dim + (ctx.index,)
         return place(g, ctx.shape, key), None, None
+
+    @staticmethod
+    def _np_backward(ctx, d):
+        return place_array(d, ctx.shape, (slice(None),) * ctx.dim + (ctx.index,)), None, None
 
 
 def select(input, dim, index):
@@ -474,6 +498,13 @@ class Place(BuiltinFunction):
 
 def place(g, shape, key):
     return Place.apply(g, tuple(shape), key)
+
+
+def place_array(d, shape, key):
+    """``place`` on a gradient's array (an array backward's): Place's forward."""
+    out = np.zeros(shape, d.dtype)
+    out[key] = d
+    return out
 
 
 class Diagonal(BuiltinFunction):

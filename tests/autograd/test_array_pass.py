@@ -31,13 +31,22 @@ def _mixed(x, w, b):
                                                 numtorch.tensor([0, 2, 1, 1]))
 
 
+def _views(x, w, b):
+    # view, reshape (a copy: transposed input), squeeze, unsqueeze, expand, select, basic
+    # indexing, sum over dims and over all
+    h = x.t().reshape(20).view(4, 5) * w[1:].sum(0, keepdim=True)
+    h = h.unsqueeze(0).expand(3, 4, 5).sum(0) + b.unsqueeze(0).squeeze(0)
+    return (h[1:, ::2].exp() * h.select(1, 2)[1:, None]).sum() + h.sum(1).tanh().sum()
+
+
+@pytest.mark.parametrize("fn", [_mixed, _views], ids=["mixed", "views"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_array_pass_gives_the_tensor_formulas_bits(dtype):
+def test_array_pass_gives_the_tensor_formulas_bits(fn, dtype):
     leaves = [_leaf(4, 5, dtype=dtype), _leaf(5, 5, seed=1, dtype=dtype),
               _leaf(5, seed=2, dtype=dtype)]
-    _mixed(*leaves).backward()
+    fn(*leaves).backward()
     # create_graph runs every Tensor formula instead (and records them)
-    formulas = numtorch.autograd.grad(_mixed(*leaves), leaves, create_graph=True)
+    formulas = numtorch.autograd.grad(fn(*leaves), leaves, create_graph=True)
     for t, f in zip(leaves, formulas):
         assert t.grad.dtype == f.dtype
         np.testing.assert_array_equal(t.grad.numpy(), f.detach().numpy())
