@@ -196,9 +196,9 @@ def _check_grads(node, result):
         if g is None:
             continue
         if type(g) is not Tensor and not isinstance(g, Tensor):
-            if type(g) is not np.ndarray or not node._forward_cls._builtin:
+            if not (node._forward_cls._builtin and isinstance(g, (np.ndarray, np.generic))):
                 raise RuntimeError(f"expected Variable or None (got {_type_name(g)})")
-            g = Tensor._make(g, None, False)  # a built-in op's array backward's
+            g = Tensor._make(np.asarray(g), None, False)  # a built-in op's array backward's
         meta = in_meta[i]
         if meta is None:
             if node._forward_cls._builtin:  # an index or mask argument: no gradient

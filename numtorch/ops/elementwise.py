@@ -136,6 +136,13 @@ class Sub(BuiltinFunction):
         na, nb = ctx.needs_input_grad[:2]
         return (g if na else None), ((-g if ctx.alpha == 1 else g * -ctx.alpha) if nb else None)
 
+    @staticmethod
+    def _np_backward(ctx, d):
+        if ctx.alpha != 1:
+            return NotImplemented
+        na, nb = ctx.needs_input_grad[:2]
+        return (d if na else None), (as_array(np.negative(d)) if nb else None)
+
 
 class Rsub(BuiltinFunction):
     """out = b - alpha * a (``scalar - tensor``);  da = -alpha * g."""
@@ -261,6 +268,28 @@ class Div(BuiltinFunction):
         a, b = _pair(ctx)
         na, nb = ctx.needs_input_grad[:2]
         return (g / _cj(b) if na else None), (-g * _cj((a / b) / b) if nb else None)
+
+    @staticmethod
+    def _np_backward(ctx, d):
+        # NOTE: real floating data of one dtype: the true_divide / negative / multiply calls
+        # the Tensor formula makes (a Python-number divisor cast as Div's forward casts it)
+        dt = d.dtype
+        if dt.kind != "f":
+            return NotImplemented
+        a, b = ctx.saved_tensors
+        na, nb = ctx.needs_input_grad[:2]
+        if b is None:  # tensor / Python number
+            s = ctx.scalar
+            if nb or not (type(s) is float or type(s) is int):
+                return NotImplemented
+            return (as_array(np.true_divide(d, cast(s, dt))) if na else None), None
+        y = b._data
+        if a is None or y.dtype is not dt or a._data.dtype is not dt:
+            return NotImplemented
+        ga = as_array(np.true_divide(d, y)) if na else None
+        gb = as_array(np.multiply(np.negative(d), np.true_divide(np.true_divide(a._data, y), y))) \
+            if nb else None
+        return ga, gb
 
 
 class DivRounding(BuiltinFunction):

@@ -10,7 +10,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
-from ._util import wrap_dim, wrap_dims, as_array, reshape_array, sum_to_dims
+from ._util import wrap_dim, wrap_dims, as_array, cast, reshape_array, sum_to_dims
 from . import return_types
 
 _ndarray = np.ndarray
@@ -132,6 +132,16 @@ class Mean(BuiltinFunction):
     def backward(ctx, g):
         # NOTE: expanded first, then divided (as PyTorch does): an empty input gets no nan
         return expand_grad(g, ctx.shape, ctx.dims, ctx.keepdim) / ctx.n, None, None, None
+
+    @staticmethod
+    def _np_backward(ctx, d):
+        # NOTE: the Tensor formula's broadcast view, then its true_divide by n cast as Div's
+        # forward casts a Python number
+        dt = d.dtype
+        if dt.kind != "f":
+            return NotImplemented
+        e = _expand_grad_array(d, ctx.shape, ctx.dims, ctx.keepdim)
+        return as_array(np.true_divide(e, cast(ctx.n, dt))), None, None, None
 
 
 class MeanAll(Mean):

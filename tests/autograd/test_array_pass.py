@@ -39,7 +39,13 @@ def _views(x, w, b):
     return (h[1:, ::2].exp() * h.select(1, 2)[1:, None]).sum() + h.sum(1).tanh().sum()
 
 
-@pytest.mark.parametrize("fn", [_mixed, _views], ids=["mixed", "views"])
+def _arith(x, w, b):
+    # sub (tensors, number), div (by a number, by a broadcast tensor), mean over dims and all
+    h = (x - 0.5) / 3.0 - w[:4] / (b.abs() + 1.0)
+    return (h.exp() - h.mean(1, keepdim=True)).mean() + (h / 7).mean(0).sum()
+
+
+@pytest.mark.parametrize("fn", [_mixed, _views, _arith], ids=["mixed", "views", "arith"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_array_pass_gives_the_tensor_formulas_bits(fn, dtype):
     leaves = [_leaf(4, 5, dtype=dtype), _leaf(5, 5, seed=1, dtype=dtype),
