@@ -309,6 +309,9 @@ def _as_tensors(grads):
 # Marks (in ``_extra``) a gradient Tensor whose array only the engine holds: a leaf's first
 # ``.grad`` may then be that Tensor itself (Tensor._accumulate_grad)
 OWNED_GRAD = {"owned_by_engine": True}
+# The reference counts _leaf_grad expects hold on CPython up to 3.13 (3.14 may borrow
+# references, and other interpreters have no counts): elsewhere the gradient is copied.
+_COUNTS_REFS = sys.implementation.name == "cpython" and sys.version_info < (3, 14)
 
 
 def _leaf_grad(node, a):
@@ -318,7 +321,8 @@ def _leaf_grad(node, a):
     it, uncopied. The caller holds one reference (its g, or its grads list), no other."""
     t = _function.Tensor._make(a, None, False)
     # references: the caller's, this a, t._data, getrefcount's argument
-    if sys.getrefcount(a) == 4 and a.flags.writeable and not node.variable._hooks:
+    if _COUNTS_REFS and sys.getrefcount(a) == 4 and a.flags.writeable and \
+            not node.variable._hooks:
         base = a.base
         # a view's base: referenced by the view only (and here: base, getrefcount's argument)
         if base is None or (type(base) is np.ndarray and sys.getrefcount(base) == 3 and
