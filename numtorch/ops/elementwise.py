@@ -210,8 +210,7 @@ class Mul(BuiltinFunction):
                 return None, None
             tv = type(v)
             if tv is float or tv is int:
-                r = np.multiply(d, number_array(v, dt))
-                return (r if type(r) is _ndarray else np.asarray(r)), None
+                return as_array(np.multiply(d, number_array(v, dt))), None
             return NotImplemented
         a, b = ctx.saved_tensors
         ga = gb = None
@@ -239,7 +238,7 @@ def _times_array(d, v):
         r = np.multiply(d, number_array(v, dt))
     else:
         return None
-    return r if type(r) is _ndarray else np.asarray(r)
+    return as_array(r)
 
 
 def _times(g, v):

@@ -164,6 +164,11 @@ def ravel(input):
     return reshape(input, -1)
 
 
+def _inverse(dims):
+    """The permutation undoing ``dims`` (its argsort)."""
+    return tuple(sorted(range(len(dims)), key=dims.__getitem__))
+
+
 class Permute(BuiltinFunction):
     """out = x with dims reordered;  dx = g with the inverse order."""
     _backward_name = "PermuteBackward0"
@@ -176,14 +181,12 @@ class Permute(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
-        dims = ctx.dims
-        return g.permute(tuple(sorted(range(len(dims)), key=dims.__getitem__))), None
+        return g.permute(_inverse(ctx.dims)), None
 
     @staticmethod
     def _np_backward(ctx, d):
         # NOTE: first order: the view the Tensor op would make, outside the graph
-        dims = ctx.dims
-        return np.transpose(d, tuple(sorted(range(len(dims)), key=dims.__getitem__))), None
+        return np.transpose(d, _inverse(ctx.dims)), None
 
 
 class Transpose(BuiltinFunction):
