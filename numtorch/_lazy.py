@@ -40,10 +40,55 @@ def _nearest(name, names, prefix):
     return f"; the nearest supported: {prefix}{close[0]}" if close else ""
 
 
-def tensor_getattr(self, name):
-    """``Tensor.__getattr__``: a missing public method is a NotProvidedError (an AttributeError
-    and a NotImplementedError) naming the nearest method numtorch has."""
-    if name.startswith("_"):
-        raise AttributeError(f"'Tensor' object has no attribute '{name}'")
-    raise NotProvidedError(f"numtorch does not provide Tensor.{name} (yet)"
-                           + _nearest(name, dir(type(self)), "Tensor."))
+# PyTorch 2.13's public Tensor attributes that numtorch does not provide (yet). Each becomes a
+# class attribute that raises NotProvidedError when read, so that the Tensor class needs no
+# ``__getattr__``: with one, CPython (3.11-3.13) cannot specialise any attribute load on a
+# Tensor (``t._data`` on every hot path). Other unknown names raise PyTorch's own
+# AttributeError. tests/test_op_library.py checks this list against the installed PyTorch.
+TENSOR_NOT_PROVIDED = (
+    "as_subclass", "bfloat16", "ccol_indices", "chalf", "coalesce", "col_indices",
+    "const_data_ptr", "crow_indices", "dense_dim", "dequantize", "dim_order", "eig",
+    "fill_diagonal_", "grad_dtype", "hardshrink", "hash_tensor", "index", "indices", "int_repr",
+    "ipu", "is_coalesced", "is_cpu", "is_distributed", "is_ipu", "is_maia", "is_mkldnn",
+    "is_mps", "is_mtia", "is_nested", "is_nonzero", "is_same_size", "is_set_to",
+    "is_sparse_csr", "is_vulkan", "is_xla", "is_xpu", "lstsq", "map2_", "map_", "module_load",
+    "mtia", "name", "new", "prelu", "q_per_channel_axis", "q_per_channel_scales",
+    "q_per_channel_zero_points", "q_scale", "q_zero_point", "qscheme", "record_stream",
+    "reinforce", "resize", "resize_as", "resize_as_sparse_", "row_indices", "set_",
+    "slice_inverse", "smm", "solve", "sparse_dim", "sparse_mask", "sparse_resize_",
+    "sparse_resize_and_clear_", "sspaddmm", "storage", "storage_offset", "storage_type",
+    "symeig", "to_dense", "to_mkldnn", "to_padded_tensor", "to_sparse", "to_sparse_bsc",
+    "to_sparse_bsr", "to_sparse_coo", "to_sparse_csc", "to_sparse_csr",
+    "unsafe_split_with_sizes", "untyped_storage", "values", "volatile", "xpu")
+
+
+class _NotProvided:
+    """A Tensor class attribute for a PyTorch name numtorch lacks: reading it (on a tensor or
+    on the class) raises NotProvidedError naming the nearest name numtorch has. A value a
+    user sets on a tensor under that name shadows it, as any attribute would."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        owner = owner if owner is not None else type(obj)
+        names = [n for n in dir(owner) if not isinstance(_static(owner, n), _NotProvided)]
+        raise NotProvidedError(f"numtorch does not provide Tensor.{self.name} (yet)"
+                               + _nearest(self.name, names, "Tensor."))
+
+
+def _static(cls, name):
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            return vars(klass)[name]
+    return None
+
+
+def install_tensor_stubs(tensor_cls):
+    """Give ``tensor_cls`` a raising attribute for every name of TENSOR_NOT_PROVIDED that it
+    does not define (call once every method is installed)."""
+    for name in TENSOR_NOT_PROVIDED:
+        if _static(tensor_cls, name) is None:
+            setattr(tensor_cls, name, _NotProvided(name))

@@ -25,11 +25,39 @@ def test_missing_function_names_the_nearest():
 
 def test_missing_tensor_method_names_the_nearest():
     x = numtorch.ones(2)
-    with pytest.raises(NotImplementedError, match=r"Tensor\.sortt .*Tensor\.sort"):
-        x.sortt()
+    with pytest.raises(NotImplementedError, match=r"Tensor\.dequantize .*Tensor\.quantile"):
+        x.dequantize()
+    with pytest.raises(NotImplementedError, match=r"Tensor\.dequantize"):
+        numtorch.Tensor.dequantize
+    assert not hasattr(x, "dequantize")
     with pytest.raises(AttributeError):
         x._no_such_private
     assert not hasattr(x, "no_such_method_at_all")
+
+
+def test_unknown_tensor_attribute_is_pytorchs_attribute_error():
+    # a name PyTorch has not either: PyTorch's own error (numtorch adds nothing)
+    with pytest.raises(AttributeError, match="^'Tensor' object has no attribute 'sortt'$"):
+        numtorch.ones(2).sortt
+
+
+def test_tensor_has_no_getattr_hook():
+    # a __getattr__ on Tensor would stop CPython from specialising every attribute load on a
+    # tensor (the missing names are class attributes instead; see _lazy.TENSOR_NOT_PROVIDED)
+    assert all("__getattr__" not in vars(k) for k in numtorch.Tensor.__mro__)
+    assert numtorch.Tensor.__getattribute__ is object.__getattribute__
+
+
+def test_not_provided_list_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    from numtorch._lazy import TENSOR_NOT_PROVIDED, _NotProvided, _static
+    theirs = {n for n in dir(torch.Tensor) if not n.startswith("_")}
+    ours = {n for n in dir(numtorch.Tensor)
+            if not isinstance(_static(numtorch.Tensor, n), _NotProvided)}
+    # every listed name is PyTorch's and still missing; every missing name is listed
+    assert set(TENSOR_NOT_PROVIDED) <= theirs
+    assert not set(TENSOR_NOT_PROVIDED) & ours
+    assert theirs - ours <= set(TENSOR_NOT_PROVIDED)
 
 
 def test_special_functions_name_scipy_when_it_is_missing(monkeypatch):

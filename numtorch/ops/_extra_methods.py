@@ -78,8 +78,8 @@ def _install_core_extras():
     Tensor.multinomial = _method(C.multinomial)
     Tensor.where = _where  # the method's tensor is the value where condition holds
     Tensor.__rdiv__ = Tensor.__rtruediv__
-    from .._lazy import tensor_getattr
-    Tensor.__getattr__ = tensor_getattr
+    from .._lazy import install_tensor_stubs
+    install_tensor_stubs(Tensor)
 
 
 def install_all():
