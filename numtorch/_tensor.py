@@ -221,8 +221,13 @@ class Tensor:
         return self._wrap_dim(dim)
 
     def _wrap_dim(self, dim):
+        n = self._data.ndim
+        if type(dim) is int and -n <= dim < n:
+            # NOTE: the common case (``x.size(0)``, ``x.size(-1)``) without the function-level
+            # import below, which costs more than the rest of the call
+            return dim + n if dim < 0 else dim
         from .ops._util import wrap_dim
-        return wrap_dim(dim, self._data.ndim)
+        return wrap_dim(dim, n)
 
     # ---- autograd ----------------------------------------------------------------------
     @property

@@ -133,6 +133,10 @@ def _mark_view(t, cls, args, i=0):
 
 _NO_EDGE = (None, 0)
 _WRAPPED_META = ((), None)  # a Python scalar operand: an edge, never a gradient
+# What ``tensor * number`` saves: no tensor (the number is ``ctx.scalar``), but, like the
+# wrapped-number operand PyTorch's MulBackward0 saves, a slot that backward frees, so that
+# backward through it a second time raises as in PyTorch. Mul tests identity with it.
+SCALAR_SAVED = (None, None)
 
 
 _TRUE1 = (True,)
@@ -238,6 +242,7 @@ def record_binary(cls, a, b, out):
         ctx.needs_input_grad = _TRUE_FALSE
         if mul:
             ctx.scalar = b
+            ctx._saved = SCALAR_SAVED
     if ANOMALY[0]:  # NOTE: _init_node inlined, as in record_unary
         ctx._init_node(edges)
     else:

@@ -182,6 +182,7 @@ class Mul(BuiltinFunction):
                     return np.multiply(a, b)
             elif (tb is float or tb is int) and a.dtype.kind in "fc":
                 ctx.scalar = b  # a Python number: the tensor itself is not needed
+                ctx._saved = _B.SCALAR_SAVED
                 return np.multiply(a, scalar_array(b, a.dtype))
         dt = binary_dtype(a, b)
         _save_pair(ctx, a, b)
@@ -189,7 +190,8 @@ class Mul(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
-        if not ctx._saved:  # tensor * Python number (freed: saved_tensors raises)
+        if ctx._saved is _B.SCALAR_SAVED:  # tensor * Python number (once freed, the
+            # general path's saved_tensors raises)
             return (_times(g, ctx.scalar) if ctx.needs_input_grad[0] else None), None
         na, nb = ctx.needs_input_grad[:2]
         a, b = ctx.saved_tensors
@@ -204,7 +206,7 @@ class Mul(BuiltinFunction):
         if dt.kind != "f":
             return NotImplemented
         na, nb = ctx.needs_input_grad[:2]
-        if not ctx._saved:  # tensor * Python number
+        if ctx._saved is _B.SCALAR_SAVED:  # tensor * Python number (not yet freed)
             v = ctx.scalar
             if not na:
                 return None, None

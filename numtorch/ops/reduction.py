@@ -69,7 +69,8 @@ class Sum(BuiltinFunction):
     def forward(ctx, x, dims, keepdim, dtype):
         ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         npdt = _sum_dtype(x.dtype, dtype)
-        return as_array(np.sum(x, axis=dims, keepdims=keepdim, dtype=npdt))
+        # (np.add.reduce is what np.sum calls on an ndarray, less its Python wrapper)
+        return as_array(np.add.reduce(x, axis=dims, dtype=npdt, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx, g):
@@ -112,6 +113,19 @@ def _mean_check(x, dtype, op="mean"):
     return npdt
 
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
+def _mean_float(x, dims, keepdim, npdt, n):
+    """``np.mean`` of float32/float64 ``x`` in its own dtype, by the steps np.mean takes
+    (the sum, then a division by the count as an ``intp``), less its Python wrappers: the
+    same bits."""
+    s = np.add.reduce(x, axis=dims, dtype=npdt, keepdims=keepdim)
+    if type(s) is np.ndarray:
+        return np.true_divide(s, np.intp(n), out=s, casting="unsafe")
+    return np.asarray(npdt.type(s / np.intp(n)))
+
+
 class Mean(BuiltinFunction):
     """out = mean(x, dims);  dx = g / n broadcast back over dims."""
     _backward_name = "MeanBackward1"
@@ -125,6 +139,8 @@ class Mean(BuiltinFunction):
         ctx.n = n
         if n == 0:  # NOTE: nan, as PyTorch gives, without NumPy's empty-slice warning
             return as_array(np.sum(x, axis=dims, keepdims=keepdim, dtype=npdt) / n)
+        if npdt is x.dtype and (npdt is _F32 or npdt is _F64):
+            return _mean_float(x, dims, keepdim, npdt, n)
         return as_array(np.mean(x, axis=dims, keepdims=keepdim, dtype=npdt)).astype(
             npdt, copy=False)
 
@@ -257,7 +273,8 @@ class MaxAll(BuiltinFunction):
             raise RuntimeError(f"{op}(): Expected reduction dim to be specified for "
                                "input.numel() == 0. Specify the reduction dim with the 'dim' "
                                "argument.")
-        out = as_array(np.max(x) if op == "max" else np.min(x))
+        # (the reduction np.max / np.min call on an ndarray, less their Python wrapper)
+        out = as_array((np.maximum if op == "max" else np.minimum).reduce(x, axis=None))
         ctx.save_for_backward(x, out)
         return out
 
@@ -313,11 +330,10 @@ def index_grad(g, idx, shape, dim, keepdim):
 
 
 def _minmax(input, dim, keepdim, other, op):
-    from .elementwise import maximum, minimum
-    if isinstance(dim, Tensor):
-        return (maximum if op == "max" else minimum)(input, dim)
-    if other is not None:
-        return (maximum if op == "max" else minimum)(input, other)
+    if isinstance(dim, Tensor) or other is not None:
+        from .elementwise import maximum, minimum
+        fn = maximum if op == "max" else minimum
+        return fn(input, dim if isinstance(dim, Tensor) else other)
     if dim is None:
         return (MaxAll if op == "max" else MinAll).apply(input, op)
     d = wrap_dim(dim, input.ndim)

@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
-from ._util import reshape_array, sum_to_shape_array, wrap_dim, wrap_dims
+from ._util import reshape_array, result_np, sum_to_shape_array, wrap_dim, wrap_dims
 
 _make = Tensor._make
 
@@ -407,7 +407,8 @@ class Unsqueeze(BuiltinFunction):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        return np.expand_dims(x, dim)
+        # (what np.expand_dims does for one dim, less its Python wrapper: the same view)
+        return x.reshape(x.shape[:dim] + (1,) + x.shape[dim:])
 
     @staticmethod
     def backward(ctx, g):
@@ -610,8 +611,7 @@ class Cat(BuiltinFunction):
         ctx.dim = dim
         ctx.empty = [x.ndim == 1 and x.shape[0] == 0 for x in xs]  # skipped, as PyTorch
         ctx.sizes = [x.shape[dim] if x.ndim and not e else 0 for x, e in zip(xs, ctx.empty)]
-        from ._util import result_np
-        dt = result_np(*[x for x in xs]) if len(xs) > 1 else xs[0].dtype
+        dt = _common_np(xs)
         parts = [x.astype(dt, copy=False) for x, e in zip(xs, ctx.empty) if not e]
         if not parts:
             return np.zeros((0,), dt)
@@ -628,6 +628,15 @@ class Cat(BuiltinFunction):
             grads.append(narrow(g, ctx.dim, start, size))
             start += size
         return tuple(grads)
+
+
+def _common_np(xs):
+    """The dtype cat/stack promote their input arrays to (one shared dtype: itself)."""
+    dt = xs[0].dtype
+    for x in xs:
+        if x.dtype is not dt:
+            return result_np(*xs)
+    return dt
 
 
 def cat(tensors, dim=0, *, out=None):
@@ -649,7 +658,7 @@ def _check_cat_shapes(tensors, ref, d):
     rs = ref._data.shape
     for i, t in enumerate(tensors):
         s = t._data.shape
-        if len(s) == 1 and s[0] == 0:
+        if s == rs or len(s) == 1 and s[0] == 0:
             continue
         if len(s) != len(rs):
             raise RuntimeError(f"Tensors must have same number of dimensions: got {len(rs)} and "
@@ -690,8 +699,7 @@ class Stack(BuiltinFunction):
     @staticmethod
     def forward(ctx, dim, *xs):
         ctx.dim, ctx.n = dim, len(xs)
-        from ._util import result_np
-        dt = result_np(*xs) if len(xs) > 1 else xs[0].dtype
+        dt = _common_np(xs)
         return np.stack([x.astype(dt, copy=False) for x in xs], axis=dim)
 
     @staticmethod

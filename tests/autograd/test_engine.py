@@ -599,3 +599,38 @@ def test_accumulators_run_first_in_ready_order(torch):
         lib.stack([a, b, c]).sum().backward()
         return seen
     assert order(numtorch) == order(torch)
+
+
+# ---- a second backward without retain_graph: raises where PyTorch's node saved something ----
+SECOND_BACKWARD = {
+    "mul_number": lambda x: x * 2, "rmul_number": lambda x: 2 * x,
+    "torch_mul_number": lambda x: x.mul(2.5), "mul_number_inplace": lambda x: x.clone().mul_(3),
+    "div_number": lambda x: x / 2, "add_number": lambda x: x + 2, "sub_number": lambda x: x - 2,
+    "neg": lambda x: -x, "view": lambda x: x.view(2, 2), "exp": lambda x: x.exp(),
+    "mul_tensor": lambda x: x * x, "clone": lambda x: x.clone(),
+}
+
+
+@pytest.mark.parametrize("name", SECOND_BACKWARD)
+def test_second_backward_raises_as_pytorch(name):
+    def fn(lib):
+        x = lib.tensor([0.5, 1.5, 2.0, 3.0], requires_grad=True)
+        y = SECOND_BACKWARD[name](x).sum()
+        y.backward()
+        y.backward()
+        return x.grad
+    torch = pytest.importorskip("torch")
+    try:
+        fn(torch)
+    except RuntimeError:
+        check_error(fn)
+    else:
+        check_same(fn)
+
+
+def test_second_backward_through_number_mul_with_retain_graph():
+    x = numtorch.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * 3).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    assert x.grad.tolist() == [6.0, 6.0]
