@@ -31,6 +31,7 @@ from ._size import Size  # noqa: E402
 from ._device import (device, layout, strided, sparse_coo, memory_format,  # noqa: E402
                       contiguous_format, preserve_format, channels_last)
 from ._tensor import Tensor  # noqa: E402
+from .storage import TypedStorage, UntypedStorage  # noqa: E402
 from . import ops as _ops  # noqa: E402
 from .ops import elementwise as _E, reduction as _R, shape as _S, indexing as _I  # noqa: E402
 from .ops import linalg as _L, return_types  # noqa: E402
@@ -81,7 +82,8 @@ def is_tensor(obj):
 
 
 def is_storage(obj):
-    return False
+    """True when ``obj`` is a storage (``Tensor.untyped_storage()``, ``Tensor.storage()``)."""
+    return isinstance(obj, (TypedStorage, UntypedStorage))
 
 
 def numel(input):
@@ -97,9 +99,26 @@ def is_complex(input):
 
 
 def is_nonzero(input):
-    if input.numel() != 1:
-        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    return _builtins.bool(input.item())
+    """Whether the single element of ``input`` is nonzero (``Tensor.is_nonzero``)."""
+    return Tensor.is_nonzero(_tensor_argument(input, "is_nonzero", "input", 1))
+
+
+def is_same_size(input, other):
+    """Whether two tensors have the same shape (``Tensor.is_same_size``)."""
+    _tensor_argument(input, "is_same_size", "input", 1)
+    return input.is_same_size(_tensor_argument(other, "is_same_size", "other", 2))
+
+
+def is_distributed(input):
+    """Always False (``Tensor.is_distributed``)."""
+    return _tensor_argument(input, "is_distributed", "input", 1).is_distributed()
+
+
+def _tensor_argument(value, op, name, position):
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Tensor, not "
+                        f"{type(value).__name__}")
+    return value
 
 
 def result_type(tensor1, tensor2):

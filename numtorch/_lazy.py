@@ -47,19 +47,15 @@ def _nearest(name, names, prefix):
 # AttributeError. tests/test_op_library.py checks this list against the installed PyTorch.
 TENSOR_NOT_PROVIDED = (
     "as_subclass", "bfloat16", "ccol_indices", "chalf", "coalesce", "col_indices",
-    "const_data_ptr", "crow_indices", "dense_dim", "dequantize", "dim_order", "eig",
-    "fill_diagonal_", "grad_dtype", "hardshrink", "hash_tensor", "index", "indices", "int_repr",
-    "ipu", "is_coalesced", "is_cpu", "is_distributed", "is_ipu", "is_maia", "is_mkldnn",
-    "is_mps", "is_mtia", "is_nested", "is_nonzero", "is_same_size", "is_set_to",
-    "is_sparse_csr", "is_vulkan", "is_xla", "is_xpu", "lstsq", "map2_", "map_", "module_load",
-    "mtia", "name", "new", "prelu", "q_per_channel_axis", "q_per_channel_scales",
+    "const_data_ptr", "crow_indices", "dense_dim", "dequantize", "eig", "grad_dtype",
+    "hash_tensor", "index", "indices", "int_repr", "ipu", "is_coalesced", "lstsq", "map2_",
+    "map_", "module_load", "mtia", "name", "new", "q_per_channel_axis", "q_per_channel_scales",
     "q_per_channel_zero_points", "q_scale", "q_zero_point", "qscheme", "record_stream",
     "reinforce", "resize", "resize_as", "resize_as_sparse_", "row_indices", "set_",
     "slice_inverse", "smm", "solve", "sparse_dim", "sparse_mask", "sparse_resize_",
-    "sparse_resize_and_clear_", "sspaddmm", "storage", "storage_offset", "storage_type",
-    "symeig", "to_dense", "to_mkldnn", "to_padded_tensor", "to_sparse", "to_sparse_bsc",
-    "to_sparse_bsr", "to_sparse_coo", "to_sparse_csc", "to_sparse_csr",
-    "unsafe_split_with_sizes", "untyped_storage", "values", "volatile", "xpu")
+    "sparse_resize_and_clear_", "sspaddmm", "storage_type", "symeig", "to_dense", "to_mkldnn",
+    "to_padded_tensor", "to_sparse", "to_sparse_bsc", "to_sparse_bsr", "to_sparse_coo",
+    "to_sparse_csc", "to_sparse_csr", "unsafe_split_with_sizes", "values", "volatile", "xpu")
 
 
 class _NotProvided:

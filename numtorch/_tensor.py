@@ -14,7 +14,10 @@ import weakref
 import numpy as np
 
 from . import _dtype as D
+from ._layout import dim_order as _dim_order
 from ._size import Size
+from .storage import (TypedStorage, data_ptr as _data_ptr, root_array as _root_array,
+                      storage_of as _storage_of, warn_typed_storage_removal)
 from .autograd.grad_mode import INFERENCE_BLOCKS as _INFERENCE_BLOCKS, STATE
 from .autograd.graph import AccumulateGrad, MUTATION_HOOKS
 from .autograd.engine import OWNED_GRAD
@@ -153,6 +156,19 @@ class Tensor:
         return False
 
     @property
+    def is_cpu(self):
+        return True
+
+    # PyTorch's device and layout flags that never hold here: numtorch tensors are dense
+    # strided tensors on the CPU
+    is_nested = is_mkldnn = is_sparse_csr = is_xla = is_xpu = is_mps = is_ipu = is_vulkan = \
+        is_maia = is_mtia = property(lambda self: False)
+
+    def is_distributed(self):
+        """Always False (PyTorch's legacy flag; no tensor is distributed)."""
+        return False
+
+    @property
     def layout(self):
         from ._device import strided
         return strided
@@ -209,11 +225,64 @@ class Tensor:
     def is_signed(self):
         return self.dtype.is_signed
 
+    def is_same_size(self, other):
+        """Whether ``other`` has this tensor's shape."""
+        if not isinstance(other, Tensor):
+            raise TypeError("is_same_size(): argument 'other' (position 1) must be Tensor, not "
+                            f"{type(other).__name__}")
+        return self._data.shape == other._data.shape
+
     def get_device(self):
         return -1
 
     def data_ptr(self):
         return self._data.__array_interface__["data"][0]
+
+    # ---- storage: the buffer this tensor views ---------------------------------------------
+    def storage_offset(self):
+        """Elements between the start of the buffer this tensor views and its first element.
+
+        The buffer is the NumPy array owning the memory (the end of the ``base`` chain), as
+        PyTorch's storage is the memory a view shares with its base.
+
+        >>> torch.arange(6.).view(2, 3)[1:].storage_offset()
+        3
+        """
+        delta = _data_ptr(self._data) - _data_ptr(_root_array(self._data))
+        return delta // self._data.itemsize
+
+    def untyped_storage(self):
+        """The bytes of the whole buffer this tensor views (a view of them, not a copy).
+
+        >>> x = torch.zeros(2, 3)
+        >>> x.untyped_storage().nbytes(), x[1:].untyped_storage().data_ptr() == x.data_ptr()
+        (24, True)
+        """
+        return _storage_of(self._data)
+
+    def storage(self):
+        """The buffer this tensor views, read as elements of its dtype (``TypedStorage``,
+        which PyTorch deprecates: it warns once, as PyTorch does)."""
+        warn_typed_storage_removal(stacklevel=2)
+        return TypedStorage(_storage_of(self._data), self.dtype)
+
+    def is_set_to(self, tensor):
+        """Whether both tensors view the same buffer with the same offset, sizes and strides
+        (the dtype may differ, as in PyTorch).
+
+        >>> x = torch.zeros(2, 3)
+        >>> x.is_set_to(x.detach()), x.is_set_to(x.view(6))
+        (True, False)
+        """
+        if not isinstance(tensor, Tensor):
+            raise TypeError("is_set_to(): argument 'tensor' (position 1) must be Tensor, not "
+                            f"{type(tensor).__name__}")
+        a, b = self._data, tensor._data
+        return (_root_array(a) is _root_array(b) and a.shape == b.shape
+                and self.storage_offset() == tensor.storage_offset()
+                and self.stride() == tensor.stride())
+
+    dim_order = _dim_order
 
     def _wrap_size_dim(self, dim):
         if self._data.ndim == 0:
@@ -538,6 +607,10 @@ class Tensor:
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
+
+    def is_nonzero(self):
+        """Whether the single element is nonzero (nan is), with ``bool()``'s errors."""
+        return Tensor.__bool__(self)
 
     def __bool__(self):
         if self._data.size != 1:

@@ -29,7 +29,6 @@ import struct
 import sys
 import types
 import warnings
-import weakref
 import zipfile
 import zlib
 from collections import OrderedDict
@@ -45,8 +44,9 @@ from ._tensor import Tensor
 from ._weights_only_unpickler import (Unpickler as _WeightsUnpickler, add_safe_globals,
                                       allowed_globals as _allowed_globals,
                                       clear_safe_globals, get_safe_globals, safe_globals)
-from .storage import (StorageType, TypedStorage, UnsupportedDtype,
-                      UntypedStorage, empty_untyped, storage_type_of)
+from .storage import (STORAGE_ROOTS as _STORAGE_ROOTS, StorageType, TypedStorage,
+                      UnsupportedDtype, UntypedStorage, data_ptr as _data_ptr, empty_untyped,
+                      root_array as _owner, storage_type_of)
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
            "safe_globals", "default_restore_location", "DEFAULT_PROTOCOL"]
@@ -154,27 +154,6 @@ class _Record:
     def pid(self, legacy):
         pid = ("storage", self.storage_type, self.key, "cpu", self.numel)
         return pid + (None,) if legacy else pid
-
-
-# arrays that stand for a whole storage although they view a larger buffer (mapped files)
-_STORAGE_ROOTS = weakref.WeakValueDictionary()
-
-
-def _owner(arr):
-    """The ndarray owning ``arr``'s memory: the end of its ``base`` chain."""
-    while _STORAGE_ROOTS.get(id(arr)) is not arr:
-        base = arr.base
-        if not isinstance(base, np.ndarray):
-            # as_strided's helper object keeps the real owner one step further
-            base = getattr(base, "base", None)
-            if not isinstance(base, np.ndarray):
-                break
-        arr = base
-    return arr
-
-
-def _data_ptr(arr):
-    return arr.__array_interface__["data"][0]
 
 
 def _contiguous_strides(shape):

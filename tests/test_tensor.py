@@ -25,7 +25,13 @@ ATTRIBUTES = [
     ("kind", lambda t: (t.is_floating_point(), t.is_complex(), t.is_signed())),
     ("autograd", lambda t: (t.requires_grad, t.is_leaf, t.grad_fn, t.grad)),
     ("layout", lambda t: (t.layout, t.is_sparse, t.is_quantized, t.is_meta)),
+    ("flags", lambda t: (t.is_cpu, t.is_nested, t.is_mkldnn, t.is_sparse_csr, t.is_xla,
+                         t.is_xpu, t.is_mps, t.is_ipu, t.is_vulkan, t.is_maia, t.is_mtia,
+                         t.is_distributed())),
 ]
+
+FLAG_PROPERTIES = ["is_cpu", "is_nested", "is_mkldnn", "is_sparse_csr", "is_xla", "is_xpu",
+                   "is_mps", "is_ipu", "is_vulkan", "is_maia", "is_mtia"]
 
 
 @pytest.mark.parametrize("fn", [a[1] for a in ATTRIBUTES], ids=[a[0] for a in ATTRIBUTES])
@@ -36,6 +42,15 @@ ATTRIBUTES = [
                          ids=["2d", "0d", "empty", "complex", "bool"])
 def test_attributes(torch, fn, make):
     check_same(lambda lib: fn(make(lib)))
+
+
+def test_flags_are_properties_as_in_pytorch(torch):
+    # PyTorch's flags are getset descriptors (read as attributes), is_distributed a method
+    import inspect
+    for name in FLAG_PROPERTIES:
+        assert not callable(inspect.getattr_static(torch.Tensor, name)), name
+        assert isinstance(inspect.getattr_static(numtorch.Tensor, name), property), name
+    assert numtorch.ones(1).is_distributed() is False
 
 
 def test_size_repr_and_type(torch):
@@ -140,6 +155,45 @@ def test_tolist_nested(torch):
 ], ids=["item-many", "item-empty", "float-many", "int-empty", "bool-many", "bool-empty",
         "len-0d", "iter-0d", "index-float", "index-many", "numpy-requires-grad"])
 def test_scalar_conversion_errors(torch, fn):
+    check_error(fn)
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.tensor([0.0]), lambda lib: lib.tensor([[3]]), lambda lib: lib.tensor(-0.0),
+    lambda lib: lib.tensor(float("nan")), lambda lib: lib.tensor(True),
+    lambda lib: lib.tensor(0j), lambda lib: lib.tensor(1j),
+    lambda lib: lib.tensor(2.0, requires_grad=True), lambda lib: lib.tensor([7], dtype=lib.uint8),
+], ids=["zero", "int-2d", "neg-zero", "nan", "bool", "complex-zero", "complex", "requires-grad",
+        "uint8"])
+def test_is_nonzero(torch, make):
+    check_same(lambda lib: (make(lib).is_nonzero(), lib.is_nonzero(make(lib))))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib: lib.tensor([]).is_nonzero(), lambda lib: lib.tensor([1, 2]).is_nonzero(),
+    lambda lib: lib.zeros(2, 0).is_nonzero(), lambda lib: lib.is_nonzero(lib.ones(0)),
+    lambda lib: lib.is_nonzero(1),
+], ids=["empty", "two", "empty-2d", "function-empty", "function-not-tensor"])
+def test_is_nonzero_errors(torch, fn):
+    check_error(fn)
+
+
+def test_is_same_size(torch):
+    check_same(lambda lib: (
+        lib.ones(2, 3).is_same_size(lib.ones(2, 3, dtype=lib.int64)),
+        lib.ones(2, 3).is_same_size(lib.ones(3, 2).t()),
+        lib.ones(2, 3).is_same_size(lib.ones(3, 2)),
+        lib.tensor(1).is_same_size(lib.ones(1)), lib.tensor(1).is_same_size(lib.tensor(2.0)),
+        lib.zeros(0, 2).is_same_size(lib.zeros(0, 2)), lib.ones(2).is_same_size(other=lib.ones(2)),
+        lib.is_same_size(lib.ones(2), lib.ones(2)), lib.is_distributed(lib.ones(2))))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib: lib.ones(2, 3).is_same_size([1]), lambda lib: lib.ones(2).is_same_size(3),
+    lambda lib: lib.is_same_size(lib.ones(2), [1]), lambda lib: lib.is_same_size([1], lib.ones(1)),
+    lambda lib: lib.is_distributed(1),
+], ids=["list", "int", "function-other", "function-input", "is_distributed-int"])
+def test_is_same_size_errors(torch, fn):
     check_error(fn)
 
 

@@ -29,6 +29,7 @@ from ..ops import shape as S
 from ..ops.conv import Convolution, ConvGeom, ConvTranspose
 from ..ops.inplace import inplace as _inplace
 from ..ops.linalg import linear, einsum
+from ..ops._util import number_argument
 from .modules.utils import _ntuple, _pair, _single, _triple
 
 _make = Tensor._make
@@ -272,7 +273,16 @@ def hardshrink(input, lambd=0.5):
     >>> hardshrink(torch.tensor([-1.0, 0.2]))
     tensor([-1.,  0.])
     """
-    return A.Hardshrink.apply(A.float_input(input), lambd)
+    lambd = number_argument(lambd, "hardshrink", "lambd", 2)
+    _floating_only(input, "hardshrink_cpu")
+    return A.Hardshrink.apply(input, lambd)
+
+
+def _floating_only(input, kernel):
+    """PyTorch's error for a kernel that has no integer, bool or complex version."""
+    if input.dtype.category != D._FLOAT:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{D.SCALAR_NAMES[input.dtype]}'")
 
 
 def threshold(input, threshold, value, inplace=False):
@@ -297,6 +307,13 @@ def prelu(input, weight):
     >>> prelu(torch.tensor([[-1.0, 1.0]]), torch.tensor([0.25]))
     tensor([[-0.2500,  1.0000]])
     """
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"prelu(): argument 'weight' (position 2) must be Tensor, not "
+                        f"{type(weight).__name__}")
+    if input.dtype is not weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                           f"{D.SCALAR_NAMES[input.dtype]} and {D.SCALAR_NAMES[weight.dtype]}")
+    _floating_only(input, "prelu_cpu")
     if weight.numel() != 1:
         if input.ndim == 0:
             raise RuntimeError("Not allow zero-dim input tensor.")

@@ -80,6 +80,7 @@ def _install():
         setattr(Tensor, name + "_", IP._unary_inplace(name))
     Tensor.zero_ = IP.zero_
     Tensor.fill_ = IP.fill_
+    Tensor.fill_diagonal_ = IP.fill_diagonal_
     Tensor.apply_ = IP.apply_
     Tensor.copy_ = IP.copy_
     Tensor.masked_fill_ = lambda self, mask, value: IP.inplace(

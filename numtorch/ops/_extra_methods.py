@@ -59,6 +59,22 @@ def _where(self, condition, other):
     return where(condition, self, other)
 
 
+def _hardshrink(self, lambd=0.5):
+    """``torch.nn.functional.hardshrink(self, lambd)``: x outside [-lambd, lambd], else 0."""
+    from ..nn.functional import hardshrink
+    from ._util import number_argument
+    return hardshrink(self, number_argument(lambd, "hardshrink", "lambd", 1))
+
+
+def _prelu(self, weight):
+    """``torch.nn.functional.prelu(self, weight)``: x if x > 0 else weight * x."""
+    from ..nn.functional import prelu
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"prelu(): argument 'weight' (position 1) must be Tensor, not "
+                        f"{type(weight).__name__}")
+    return prelu(self, weight)
+
+
 def _install_core_extras():
     from . import elementwise as E
     from .inplace import _unary_inplace, _binary_inplace
@@ -78,6 +94,7 @@ def _install_core_extras():
     Tensor.multinomial = _method(C.multinomial)
     Tensor.where = _where  # the method's tensor is the value where condition holds
     Tensor.__rdiv__ = Tensor.__rtruediv__
+    Tensor.hardshrink, Tensor.prelu = _hardshrink, _prelu
     from .._lazy import install_tensor_stubs
     install_tensor_stubs(Tensor)
 

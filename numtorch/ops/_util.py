@@ -174,3 +174,27 @@ def reshape_array(d, shape):
     except AttributeError:
         return np.reshape(d, shape).copy()
     return v
+
+
+def number_argument(value, op, name, position):
+    """``value`` as PyTorch's argument parser reads a Number: a Python or NumPy number, or a
+    0-dim tensor that does not require grad; ints must fit 64 bits (signed or unsigned)."""
+    from .._tensor import Tensor
+    if isinstance(value, Tensor) and value.ndim == 0 and not value.requires_grad:
+        value = value.item()
+    elif isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        value = value.item()
+    if not isinstance(value, (bool, int, float, complex)):
+        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Number, not "
+                        f"{tp_name(value)}")
+    if isinstance(value, int) and value > 2 ** 64 - 1:
+        raise OverflowError("int too big to convert")
+    if isinstance(value, int) and value < -2 ** 63:
+        raise OverflowError("can't convert negative int to unsigned")
+    return value
+
+
+def tp_name(obj):
+    """The type name PyTorch's argument errors print (NumPy's types with their module)."""
+    cls = type(obj)
+    return f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._device import device as _device_cls, check_device
+from .._layout import stride_sorted
 from .._tensor import Tensor
 from .shape import to_dtype
 
@@ -104,17 +105,7 @@ def _iteration_order(shape, strides):
         if a != b:
             return 1 if a > b else -1
         return 1 if shape[d0] > shape[d1] else 0
-    perm = list(range(len(shape) - 1, -1, -1))  # innermost first
-    for i in range(1, len(perm)):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = compare(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    return perm[::-1]
+    return stride_sorted(len(shape), compare)[::-1]
 
 
 def _random_inplace(self, fn):

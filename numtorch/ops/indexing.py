@@ -255,7 +255,7 @@ def setitem(x, key, value):
             value = _make(value, None, False)
         elif not isinstance(value, (int, float, bool, complex, np.generic)):
             raise TypeError(f"can't assign a {type(value).__name__} to a "
-                            f"torch.{x.dtype.name.capitalize()}Tensor")
+                            f"torch.{D.SCALAR_NAMES[x.dtype]}Tensor")
     # NOTE: assigning, PyTorch reads x[True] as x[...] and True inside a tuple as None (a
     # view); reading, a bool is an advanced index (a copy), as in NumPy
     if key is True:

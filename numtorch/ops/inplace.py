@@ -17,6 +17,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
 from ._base import BuiltinFunction
+from ._util import number_argument, tp_name
 from ..autograd._interpose import STATE as _FW
 from ..autograd._tangents import after_in_place, copy_visible_tangents
 
@@ -305,3 +306,76 @@ UNARY = ["neg", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
          "trunc", "frac", "sign", "round", "clamp", "clip", "clamp_min", "clamp_max",
          "logical_not", "bitwise_not", "nan_to_num", "negative", "absolute", "fix", "sgn",
          "lerp", "addcmul", "addcdiv", "logit", "deg2rad", "rad2deg"]
+
+
+# ---- fill_diagonal_ ---------------------------------------------------------------------------
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Fill the main diagonal in place: the elements whose indices are all equal (above two
+    dims, all dims must have one length). With ``wrap``, the diagonal of a matrix taller than
+    wide starts again ``width + 1`` rows down, as it does in row-major memory.
+
+    The diagonal is filled through a view, so autograd records it as PyTorch does (the
+    tensor's ``grad_fn`` becomes CopySlices; no gradient reaches the filled elements).
+
+    >>> torch.zeros(5, 2).fill_diagonal_(1, wrap=True)
+    tensor([[1., 0.],
+            [0., 1.],
+            [0., 0.],
+            [1., 0.],
+            [0., 1.]])
+    """
+    value = number_argument(fill_value, "fill_diagonal_", "fill_value", 1)
+    if type(wrap) is not bool:
+        raise TypeError(f"fill_diagonal_(): argument 'wrap' must be bool, not {tp_name(wrap)}")
+    shape = self._data.shape
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if len(shape) > 2 and any(n != shape[0] for n in shape[1:]):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    value = _scalar_for(value, self.dtype)
+    _main_diagonal(self).fill_(value)
+    if wrap and len(shape) == 2 and shape[0] > shape[1] + 1:
+        for view in _wrapped_diagonals(self):
+            view.fill_(value)
+    return self
+
+
+def _main_diagonal(t):
+    """A view of the elements of ``t`` whose indices are all equal."""
+    d = t.diagonal()
+    while d.ndim > 1:  # the diagonal is the last dim; take it together with the first
+        d = d.diagonal(0, 0, -1)
+    return d
+
+
+def _wrapped_diagonals(t):
+    """Views of where a tall matrix's diagonal continues (rows ``k(w+1)`` to ``k(w+1)+w-1``
+    for k >= 1): one view of every ``w+1``-th element when the matrix is contiguous (the
+    memory PyTorch fills), else one view per block."""
+    h, w = t._data.shape
+    if t._data.flags.c_contiguous:
+        return [t.view(-1)[w * (w + 1)::w + 1]]
+    # NOTE: PyTorch steps through memory here too, reaching elements outside a
+    # non-contiguous matrix (or failing); numtorch fills the rows as the contiguous case does
+    return [t[start:].diagonal() for start in range(w + 1, h, w + 1)]
+
+
+def _scalar_for(value, dtype):
+    """A Python number as a NumPy scalar of ``dtype``, with PyTorch's overflow errors."""
+    from .._creation import scalar_as, _C10_NAMES
+    if dtype is D.bool_:
+        return np.bool_(bool(value))
+    if dtype.is_complex:
+        part = np.finfo(dtype.np).max
+        for x in (complex(value).real, complex(value).imag):
+            if np.isfinite(x) and abs(x) > part:
+                name = "float" if dtype is D.complex64 else "double"
+                raise RuntimeError(f"value cannot be converted to type c10::complex<{name}> "
+                                   "without overflow")
+        return dtype.np.type(value)
+    if isinstance(value, complex):
+        if value.imag:  # PyTorch's checked conversion counts a lost imaginary part as overflow
+            raise RuntimeError(f"value cannot be converted to type "
+                               f"{_C10_NAMES.get(dtype.name, dtype.name)} without overflow")
+        value = value.real
+    return scalar_as(value, dtype)

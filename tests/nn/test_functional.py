@@ -325,11 +325,41 @@ ERRORS = [
                                               align_corners=True),
     lambda lib: lib.nn.functional.glu(lib.ones(3)),
     lambda lib: lib.nn.functional.prelu(lib.ones(2, 3), lib.ones(2)),
+    lambda lib: lib.nn.functional.prelu(lib.tensor([[-1, 1]]), lib.tensor([1])),
+    lambda lib: lib.nn.functional.prelu(lib.ones(1, 2), lib.ones(1, dtype=lib.float64)),
+    lambda lib: lib.nn.functional.prelu(lib.tensor([1]), lib.tensor([1.0])),
+    lambda lib: lib.nn.functional.prelu(lib.ones(2), 2.0),
+    lambda lib: lib.nn.functional.hardshrink(lib.tensor([-1, 2])),
+    lambda lib: lib.nn.functional.hardshrink(lib.tensor([True])),
+    lambda lib: lib.nn.functional.hardshrink(lib.tensor([1j])),
+    lambda lib: lib.nn.functional.hardshrink(lib.ones(2), "a"),
+    lambda lib: lib.hardshrink(lib.ones(2), None),
 ]
 
 
 @pytest.mark.parametrize("fn", ERRORS, ids=[str(i) for i in range(len(ERRORS))])
 def test_errors(fn):
+    check_error(fn)
+
+
+# ---- the Tensor methods hardshrink and prelu -------------------------------------------------
+@pytest.mark.parametrize("fn", [
+    lambda x, w: x.hardshrink(), lambda x, w: x.hardshrink(0.3),
+    lambda x, w: x.hardshrink(lambd=1.2), lambda x, w: x.prelu(w),
+    lambda x, w: x.prelu(weight=w[:1]),
+], ids=["hardshrink", "hardshrink-lambd", "hardshrink-kw", "prelu", "prelu-shared"])
+def test_activation_methods(fn):
+    check_op(fn, X, a(4))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib: lib.tensor([-1, 2]).hardshrink(), lambda lib: lib.ones(2).hardshrink("a"),
+    lambda lib: lib.ones(2).hardshrink(None), lambda lib: lib.tensor([[-1, 1]]).prelu(
+        lib.tensor([1])), lambda lib: lib.ones(2, 3).prelu(lib.ones(2)),
+    lambda lib: lib.ones(2).prelu(0.5), lambda lib: lib.ones(1).prelu(lib.ones(1).double()),
+], ids=["hardshrink-int", "hardshrink-str", "hardshrink-None", "prelu-int", "prelu-channels",
+        "prelu-float", "prelu-promote"])
+def test_activation_method_errors(fn):
     check_error(fn)
 
 
