@@ -99,8 +99,11 @@ _PY_RANK = {bool: 0, int: 1, float: 2, complex: 3}
 _PY_DTYPES = (lambda: D.bool_, lambda: D.int64, D.get_default_dtype, D.default_complex_dtype)
 
 
-def _infer_dtype(obj, top=False):
-    """PyTorch's ``infer_scalar_type``: each leaf's dtype, promoted over the whole nest."""
+def _infer_dtype(obj, top=False, first=True):
+    """PyTorch's ``infer_scalar_type``: each leaf's dtype, promoted over the whole nest.
+
+    ``first``: ``obj`` lies on the chain of first elements, which PyTorch reads for the shape
+    before any dtype (a string there has "too many dimensions")."""
     if isinstance(obj, np.ndarray) or isinstance(obj, np.generic):
         return D.from_numpy_dtype(obj.dtype)
     if isinstance(obj, bool):
@@ -113,18 +116,18 @@ def _infer_dtype(obj, top=False):
         return D.default_complex_dtype()
     if isinstance(obj, Tensor):
         return obj.dtype
-    if isinstance(obj, str):
-        if top:
-            raise TypeError("new(): invalid data type 'str'")
-        raise ValueError("too many dimensions 'str'")
+    if isinstance(obj, (str, bytes)):
+        if first and not top and isinstance(obj, str):
+            raise ValueError("too many dimensions 'str'")
+        raise TypeError(f"new(): invalid data type '{type(obj).__name__}'")
     if isinstance(obj, (list, tuple)) and obj:
         types = set(map(type, obj))
         if types <= _PY_SCALARS:  # the common case: a row of Python numbers, at C speed
             return _PY_DTYPES[max(_PY_RANK[t] for t in types)]()
     if isinstance(obj, _SEQUENCES):
         result = None
-        for item in obj:
-            d = _infer_dtype(item)
+        for i, item in enumerate(obj):
+            d = _infer_dtype(item, first=first and i == 0)
             result = d if result is None else D.promote_types(result, d)
         return result if result is not None else D.get_default_dtype()
     raise RuntimeError(f"Could not infer dtype of {type(obj).__name__}")
@@ -174,6 +177,9 @@ def _plain_row(row, dt):
 def _check_leaf(obj, dt):
     if isinstance(obj, Tensor):
         if obj._data.size != 1:
+            if dt.category in (D._INT, D._BOOL):
+                raise TypeError("only integer tensors of a single element can be converted to "
+                                "an index")
             raise ValueError("only one element tensors can be converted to Python scalars")
         obj = obj._data.reshape(()).item()
     if isinstance(obj, (int, float, complex)) and not isinstance(obj, bool):
@@ -257,6 +263,9 @@ def from_numpy(ndarray):
     """
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    if not ndarray.dtype.isnative:
+        raise ValueError("given numpy array has byte order different from the native byte "
+                         "order. Conversion between byte orders is currently not supported.")
     D.from_numpy_dtype(ndarray.dtype)
     return _make(ndarray, None, False)
 
@@ -284,22 +293,34 @@ def _filled(fill, size, out, dtype, layout, device, requires_grad, pin_memory=Fa
     return _finish(arr, requires_grad, device)
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None):
+def zeros(*sizes, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, memory_format=None, size=None):
     """A tensor of zeros of the given size."""
-    return _filled(0, size, out, dtype, layout, device, requires_grad, op="zeros")
+    return _filled(0, _size_kw(sizes, size, "zeros"), out, dtype, layout, device,
+                   requires_grad, op="zeros")
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-         pin_memory=False, memory_format=None):
+def ones(*sizes, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False, memory_format=None, size=None):
     """A tensor of ones of the given size."""
-    return _filled(1, size, out, dtype, layout, device, requires_grad, op="ones")
+    return _filled(1, _size_kw(sizes, size, "ones"), out, dtype, layout, device,
+                   requires_grad, op="ones")
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None):
+def empty(*sizes, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, memory_format=None, size=None):
     """An uninitialised tensor (numtorch fills it with zeros)."""
-    return _filled(0, size, out, dtype, layout, device, requires_grad, op="empty")
+    return _filled(0, _size_kw(sizes, size, "empty"), out, dtype, layout, device,
+                   requires_grad, op="empty")
+
+
+def _size_kw(sizes, size, op):
+    """The size, given positionally or as the ``size=`` keyword (not both)."""
+    if size is None:
+        return sizes
+    if sizes:
+        raise TypeError(f"{op}() got multiple values for argument 'size'")
+    return (size,)
 
 
 # c10's spelling of each dtype in its "cannot be converted to type X" message

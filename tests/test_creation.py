@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import numtorch
-from helpers import check_error, check_same
+from helpers import check_error, check_same, check_same_outcome
 
 
 @pytest.fixture(autouse=True)
@@ -323,3 +323,48 @@ def test_linspace_steps_must_be_int(torch):
     for lib in (numtorch, torch):
         with pytest.raises(TypeError):
             lib.linspace(0, 1, 2.5)
+
+
+@pytest.mark.parametrize("data", ["a", ["a"], [1, "a"], [[1], ["a"]], b"a", [b"a"]],
+                         ids=["str", "list-str", "int-str", "nested", "bytes", "list-bytes"])
+def test_tensor_of_strings_errors(data):
+    check_error(lambda lib: lib.tensor(data))
+
+
+OVERFLOW_CASES = [
+    ("fill_-int8", lambda lib: lib.zeros(2, dtype=lib.int8).fill_(300)),
+    ("fill_-half", lambda lib: lib.zeros(2, dtype=lib.float16).fill_(1e6)),
+    ("fill_-uint8-wraps", lambda lib: lib.zeros(2, dtype=lib.uint8).fill_(-1)),
+    ("fill_-int-float", lambda lib: lib.zeros(2, dtype=lib.int64).fill_(2.7)),
+    ("masked_fill", lambda lib: lib.zeros(2, dtype=lib.int8).masked_fill(
+        lib.tensor([True, False]), 300)),
+    ("index_fill", lambda lib: lib.zeros(2, dtype=lib.int8).index_fill(0, lib.tensor([0]),
+                                                                         300)),
+    ("clamp", lambda lib: lib.tensor([1, 2], dtype=lib.int8).clamp(max=300)),
+    ("clamp-float-bound", lambda lib: lib.tensor([1, 2], dtype=lib.int8).clamp(max=3.5)),
+    ("where", lambda lib: lib.where(lib.tensor([True, False]), lib.zeros(2, dtype=lib.int8),
+                                    300)),
+    ("where-float", lambda lib: lib.where(lib.tensor([True, False]),
+                                          lib.zeros(2, dtype=lib.int8), 3.5)),
+    ("add-wraps", lambda lib: lib.zeros(2, dtype=lib.int8) + 300),
+    ("tensor-of-int-tensors", lambda lib: lib.tensor([lib.tensor([1, 2]), lib.tensor([3, 4])])),
+    ("tensor-of-float-tensors", lambda lib: lib.tensor([lib.tensor([1.0, 2]),
+                                                        lib.tensor([3.0, 4])])),
+    ("zeros-size-kw", lambda lib: lib.zeros(size=(2,))),
+    ("ones-size-kw", lambda lib: lib.ones(size=[2, 1])),
+    ("zeros-size-twice", lambda lib: lib.zeros(2, size=(2,))),
+    ("from_numpy-big-endian", lambda lib: lib.from_numpy(np.array([1, 2], dtype=">i4"))),
+]
+
+
+@pytest.mark.parametrize("name, fn", OVERFLOW_CASES, ids=[c[0] for c in OVERFLOW_CASES])
+def test_checked_scalar_conversions(name, fn):
+    check_same_outcome(fn)
+
+
+@pytest.mark.parametrize("key", [0, [0, 1], slice(1, None)])
+def test_setitem_overflow(torch, key):
+    def put(lib):
+        x = lib.zeros(3, dtype=lib.int8)
+        x[key] = 300
+    check_error(put)

@@ -198,3 +198,24 @@ def tp_name(obj):
     """The type name PyTorch's argument errors print (NumPy's types with their module)."""
     cls = type(obj)
     return f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
+
+
+_PACKAGE_DIR = __file__.rsplit("/", 2)[0]
+
+
+def warn_user(message, category=UserWarning):
+    """Warn at the first caller outside numtorch, where PyTorch's C++ warnings point."""
+    import sys
+    import warnings
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
+
+
+def no_complex(input, message, error=NotImplementedError):
+    """PyTorch's error for an op that orders values, given a complex ``input``; ``{T}`` in
+    ``message`` becomes the dtype's name ('ComplexFloat')."""
+    if getattr(input, "_data", None) is not None and input._data.dtype.kind == "c":
+        from .. import _dtype as D
+        raise error(message.replace("{T}", D.SCALAR_NAMES[input.dtype]))

@@ -20,7 +20,7 @@ from . import _base as _B
 from ._base import BuiltinFunction
 from ..autograd.grad_mode import STATE
 from ..autograd.function import saved_one
-from ._util import (binary_dtype, cast, float_np, result_np, as_array, scalar_array,
+from ._util import (no_complex, binary_dtype, cast, float_np, result_np, as_array, scalar_array,
                     zero_where, _SCALARS)
 
 _ndarray = np.ndarray
@@ -414,7 +414,13 @@ class Remainder(BuiltinFunction):
         a, b = cast(a, dt), cast(b, dt)
         if dt.kind in "iu" and (np.asarray(b) == 0).any():
             raise RuntimeError("ZeroDivisionError")
-        return np.remainder(a, b)
+        if dt.kind != "f":
+            return np.remainder(a, b)
+        # NOTE: PyTorch corrects fmod's result by b where the signs differ, so a zero keeps
+        # fmod's sign (remainder(0., -2.5) is 0., where NumPy gives -0.)
+        out = np.fmod(a, b)
+        fix = (out != 0) & ((out < 0) != (np.asarray(b) < 0))
+        return np.add(out, b, out=as_array(out), where=fix) if fix.any() else out
 
     @staticmethod
     def backward(ctx, g):
@@ -431,6 +437,8 @@ class Fmod(BuiltinFunction):
     def forward(ctx, a, b):
         dt = binary_dtype(a, b)
         _save_pair(ctx, a, b)
+        if dt.kind in "iu" and (np.asarray(b) == 0).any():
+            raise RuntimeError("ZeroDivisionError")
         return np.fmod(cast(a, dt), cast(b, dt))
 
     @staticmethod
@@ -937,6 +945,8 @@ class Clamp(BuiltinFunction):
             kinds = [v for v in (lo, hi) if v is not None]
             if any(isinstance(v, float) for v in kinds):
                 x = x.astype(D._state["default"].np)
+            elif x.dtype.kind == "b":  # a bool tensor and int bounds: int64, as PyTorch
+                x = x.astype(np.int64)
         out = x
         if lo is not None:
             out = np.maximum(out, cast(lo, out.dtype))
@@ -1053,9 +1063,26 @@ def _tensor_first(input, other, op):
     return input, operand(other, op)
 
 
+def _check_alpha(alpha, a, b):
+    """PyTorch's rule: alpha must be representable in the result's kind."""
+    dt = result_np(a._data if isinstance(a, Tensor) else a,
+                   b._data if isinstance(b, Tensor) else b)
+    if isinstance(alpha, (bool, np.bool_)):
+        if dt.kind != "b":
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif isinstance(alpha, (float, np.floating)) and dt.kind in "iub":
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    elif isinstance(alpha, (complex, np.complexfloating)) and dt.kind != "c":
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a "
+                           "complex number.")
+
+
 def add(input, other, *, alpha=1, out=None):
     """``input + alpha * other`` with broadcasting and type promotion."""
     input, other = _tensor_first(input, other, "add")
+    if type(alpha) is not int:
+        _check_alpha(alpha, input, other)
     if not isinstance(input, Tensor):
         return _out(out, Add.apply(other, input) if alpha == 1 else
                     Rsub.apply(other, input, -alpha))
@@ -1068,6 +1095,8 @@ def add(input, other, *, alpha=1, out=None):
 def sub(input, other, *, alpha=1, out=None):
     """``input - alpha * other``."""
     input, other = _tensor_first(input, other, "sub")
+    if type(alpha) is not int:
+        _check_alpha(alpha, input, other)
     if not isinstance(input, Tensor):
         return _out(out, Rsub.apply(other, input, alpha))
     return _out(out, Sub.apply(input, other) if alpha == 1 else Sub.apply(input, other, alpha))
@@ -1078,6 +1107,8 @@ subtract = sub
 
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input``."""
+    if type(alpha) is not int:
+        _check_alpha(alpha, input, other)
     return Rsub.apply(input, operand(other, "rsub"), alpha)
 
 
@@ -1174,21 +1205,43 @@ def _tensor_other(other, op):
 
 
 def maximum(input, other, *, out=None):
+    no_complex(input, "maximum not implemented for complex tensors.", RuntimeError)
+    no_complex(other, "maximum not implemented for complex tensors.", RuntimeError)
     return _out(out, Maximum.apply(input, _tensor_other(other, "maximum")))
 
 
 def minimum(input, other, *, out=None):
+    no_complex(input, "minimum not implemented for complex tensors.", RuntimeError)
+    no_complex(other, "minimum not implemented for complex tensors.", RuntimeError)
     return _out(out, Minimum.apply(input, _tensor_other(other, "minimum")))
 
 
 def fmax(input, other, *, out=None):
+    no_complex(input, "fmax not implemented for complex tensors.", RuntimeError)
+    no_complex(other, "fmax not implemented for complex tensors.", RuntimeError)
     res = maximum(input, other)
     return _out(out, where(isnan(input), other, where(isnan(other), input, res)))
 
 
 def fmin(input, other, *, out=None):
+    no_complex(input, "fmin not implemented for complex tensors.", RuntimeError)
+    no_complex(other, "fmin not implemented for complex tensors.", RuntimeError)
     res = minimum(input, other)
     return _out(out, where(isnan(input), other, where(isnan(other), input, res)))
+
+
+# unary ops PyTorch refuses bool input for, with its error
+_NO_BOOL_KERNELS = {
+    **{name: (NotImplementedError, f'"{kernel}" not implemented for \'Bool\'') for name, kernel
+       in (("floor", "floor_vml_cpu"), ("ceil", "ceil_vml_cpu"), ("trunc", "trunc_vml_cpu"),
+           ("abs", "abs_cpu"), ("frac", "frac_cpu"))},
+    "relu": (RuntimeError, "Boolean inputs not supported for relu"),
+}
+
+
+def _no_bool(input, error):
+    if isinstance(input, Tensor) and input._data.dtype.kind == "b":
+        raise error[0](error[1])
 
 
 def _unary_fn(cls, name):
@@ -1197,8 +1250,11 @@ def _unary_fn(cls, name):
     np_fn = np_fn.__func__ if np_fn is not None else None
     uses = cls.__dict__.get("_uses")
     record = _B.record_unary
+    bool_kernel = _NO_BOOL_KERNELS.get(name)
 
     def slow(input, *, out=None):
+        if bool_kernel is not None:
+            _no_bool(input, bool_kernel)
         result = apply(input)
         return result if out is None else _out(out, result)
 
@@ -1216,6 +1272,8 @@ def _unary_fn(cls, name):
                         return record(cls, input, np_fn(d), uses)
                     r = np_fn(d)
                     return _make(r if type(r) is _ndarray else np.asarray(r), None, False)
+            if bool_kernel is not None:
+                _no_bool(input, bool_kernel)
             result = apply(input)
             return result if out is None else _out(out, result)
     fn.__name__ = fn.__qualname__ = name
@@ -1270,8 +1328,14 @@ def neg(input, *, out=None):
 negative = neg
 
 
-def round(input, *, decimals=0, out=None):
+def round(input, *, decimals=None, out=None):
     """Round half to even; with ``decimals``, to that many decimal places."""
+    no_complex(input, '"round_vml_cpu" not implemented for \'{T}\'')
+    kind = input._data.dtype.kind
+    if kind == "b" or (kind in "iu" and decimals is not None):
+        kernel = "round_cpu" if decimals else "round_vml_cpu"
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{D.SCALAR_NAMES[input.dtype]}'")
     if decimals:
         return _out(out, RoundDecimals.apply(input, decimals))
     return _out(out, Round.apply(input))
@@ -1279,13 +1343,30 @@ def round(input, *, decimals=0, out=None):
 
 def clamp(input, min=None, max=None, *, out=None):
     """Limit ``input`` to [min, max]; bounds may be scalars or tensors."""
+    no_complex(input, "clamp is not supported for complex types")
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         lo = operand(min, "clamp") if min is not None else None
         hi = operand(max, "clamp") if max is not None else None
         return _out(out, ClampTensor.apply(input, lo, hi))
+    if input._data.dtype.kind in "iub":
+        bounds = [v for v in (min, max) if v is not None]
+        dt = result_np(input._data, *bounds)
+        if dt.kind == "b":
+            kernel = "clamp" if len(bounds) == 2 else "clamp_min" if max is None else "clamp_max"
+            raise NotImplementedError(f'"{kernel}_scalar_cpu" not implemented for \'Bool\'')
+        _check_scalars_fit(dt, min, max)
     return _out(out, Clamp.apply(input, min, max))
+
+
+def _check_scalars_fit(npdt, *values):
+    """PyTorch's overflow error for Python numbers that an integer result cannot hold."""
+    if npdt.kind in "iu":
+        from .._creation import scalar_as
+        for v in values:
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                scalar_as(v, D._FROM_NP[npdt])
 
 
 clip = clamp
@@ -1316,10 +1397,23 @@ def where(condition, input=None, other=None, *, out=None):
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a "
                            f"tensor with dtype {D.SCALAR_NAMES[cond.dtype]}")
     input, other = operand(input, "where"), operand(other, "where")
+    if isinstance(input, Tensor) != isinstance(other, Tensor):
+        scalar = other if isinstance(input, Tensor) else input
+        tensor = input if isinstance(input, Tensor) else other
+        _check_scalars_fit(result_np(tensor._data, scalar), scalar)
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         dt = result_np(input, other)
         input = _make(np.asarray(input, dt), None, False)
     return _out(out, Where.apply(cond, input, other))
+
+
+def _lerp_arrays(a, b, w):
+    """PyTorch's two-sided formula: exact at both ends (w = 0 gives a, w = 1 gives b)."""
+    if type(w) is not _ndarray:
+        w = a.dtype.type(w) if a.dtype.kind in "fc" else w
+        return np.asarray(a + w * (b - a) if abs(w) < 0.5 else b - (b - a) * (1 - w))
+    small = np.abs(w) < 0.5
+    return np.where(small, a + w * (b - a), b - (b - a) * (1 - w))
 
 
 class Lerp(BuiltinFunction):
@@ -1329,7 +1423,7 @@ class Lerp(BuiltinFunction):
     @staticmethod
     def forward(ctx, a, b, w):
         ctx.w = w
-        return np.asarray(a + w * (b - a))
+        return _lerp_arrays(a, b, w)
 
     @staticmethod
     def backward(ctx, g):
@@ -1345,7 +1439,7 @@ class LerpTensor(BuiltinFunction):
     @staticmethod
     def forward(ctx, a, b, w):
         ctx.save_for_backward(a, b, w)
-        return np.asarray(a + w * (b - a))
+        return _lerp_arrays(a, b, w)
 
     @staticmethod
     def backward(ctx, g):
@@ -1357,9 +1451,29 @@ class LerpTensor(BuiltinFunction):
 
 def lerp(input, end, weight):
     """``input + weight * (end - input)``."""
+    _check_lerp(input, end, weight)
     if isinstance(weight, Tensor):
         return LerpTensor.apply(input, end, weight)
     return Lerp.apply(input, end, weight)
+
+
+def _check_lerp(input, end, weight):
+    """PyTorch's dtype and shape checks for lerp."""
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t.dtype is not input.dtype:
+            raise RuntimeError(f"expected dtype {D.CPP_NAMES[input.dtype]} for `{name}` but "
+                               f"got dtype {D.CPP_NAMES[t.dtype]}")
+    if input.dtype.category not in (D._FLOAT, D._COMPLEX):
+        kind = "tensor" if isinstance(weight, Tensor) else "scalar"
+        raise NotImplementedError(f'"lerp_kernel_{kind}" not implemented for '
+                                  f"'{D.SCALAR_NAMES[input.dtype]}'")
+    shape = input._data.shape
+    for t in (end, weight):
+        if isinstance(t, Tensor):
+            try:
+                shape = np.broadcast_shapes(shape, t._data.shape)
+            except ValueError as e:
+                raise _B._translate(e, [np.empty(shape), t._data]) from None
 
 
 class Addcmul(BuiltinFunction):
@@ -1588,12 +1702,22 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 
 # ---- comparisons, logical and bitwise (not differentiable) -------------------------------
 def _compare(np_fn, name):
+    ordered = name not in ("eq", "ne")
+
     def fn(input, other, *, out=None):
         input, other = _tensor_first(input, other, name)
         a = input._data if isinstance(input, Tensor) else input
         b = other._data if isinstance(other, Tensor) else other
+        if ordered and ((type(a) is _ndarray and a.dtype.kind == "c") or
+                        (type(b) is _ndarray and b.dtype.kind == "c")):
+            no_complex(input, f'"{name}_cpu" not implemented for \'{{T}}\'')
+            no_complex(other, f'"{name}_cpu" not implemented for \'{{T}}\'')
         dt = binary_dtype(a, b)
-        return _out(out, _make(as_array(np_fn(cast(a, dt), cast(b, dt))), None, False))
+        try:
+            res = np_fn(cast(a, dt), cast(b, dt))
+        except ValueError as e:
+            raise _B._translate(e, [a, b]) from None
+        return _out(out, _make(as_array(res), None, False))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}`` comparison; returns a bool tensor."
     return fn
@@ -1611,7 +1735,11 @@ def _logical(np_fn, name):
     def fn(input, other, *, out=None):
         a = input._data
         b = other._data if isinstance(other, Tensor) else other
-        return _out(out, _make(as_array(np_fn(a, b)), None, False))
+        try:
+            res = np_fn(a, b)
+        except ValueError as e:
+            raise _B._translate(e, [a, b]) from None
+        return _out(out, _make(as_array(res), None, False))
     fn.__name__ = fn.__qualname__ = name
     return fn
 
@@ -1636,7 +1764,11 @@ def _bitwise(np_fn, name):
                 name, name)
             raise NotImplementedError(f'"{kernel}_cpu" not implemented for '
                                       f"'{D.SCALAR_NAMES[D._FROM_NP[dt]]}'")
-        return _out(out, _make(as_array(np_fn(cast(a, dt), cast(b, dt))), None, False))
+        try:
+            res = np_fn(cast(a, dt), cast(b, dt))
+        except ValueError as e:
+            raise _B._translate(e, [a, b]) from None
+        return _out(out, _make(as_array(res), None, False))
     fn.__name__ = fn.__qualname__ = name
     return fn
 
@@ -1679,16 +1811,35 @@ def signbit(input):
     return _make(np.signbit(input._data), None, False)
 
 
-def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+def _close_arrays(input, other, rtol, atol, equal_nan):
+    _check_tolerances(rtol, atol)
     b = other._data if isinstance(other, Tensor) else other
-    return _make(as_array(np.isclose(input._data, b, rtol=rtol, atol=atol,
-                                     equal_nan=equal_nan)), None, False)
+    if isinstance(other, Tensor) and input.dtype is not other.dtype:
+        raise RuntimeError(f"{D.SCALAR_NAMES[input.dtype]} did not match "
+                           f"{D.SCALAR_NAMES[other.dtype]}")
+    try:
+        shape = np.broadcast_shapes(input._data.shape, np.shape(b))
+    except ValueError as e:
+        raise _B._translate(e, [input._data, np.asarray(b)]) from None
+    return np.broadcast_to(np.isclose(input._data, b, rtol=rtol, atol=atol,
+                                      equal_nan=equal_nan), shape)
+
+
+def _check_tolerances(rtol, atol):
+    for name, v in (("rtol", rtol), ("atol", atol)):
+        if v < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {v:g}")
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (both of one dtype)."""
+    return _make(as_array(_close_arrays(input, other, rtol, atol, equal_nan)).copy(), None,
+                 False)
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True when every element of ``input`` is close to ``other``."""
-    b = other._data if isinstance(other, Tensor) else other
-    return bool(np.allclose(input._data, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return bool(_close_arrays(input, other, rtol, atol, equal_nan).all())
 
 
 def equal(input, other):

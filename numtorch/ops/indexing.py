@@ -20,6 +20,8 @@ _BASIC = (int, slice, type(None), type(Ellipsis))
 
 def _convert_key(key):
     """A NumPy key for a PyTorch key (Tensors become arrays); also whether it is basic."""
+    if type(key) is list and len(key) < 32:
+        key = _list_as_tuple(key)
     if not isinstance(key, tuple):
         key = (key,)
     out = []
@@ -59,6 +61,27 @@ def _convert_key(key):
     return tuple(out), basic
 
 
+def _list_as_tuple(key):
+    """PyTorch's legacy rule: a short list holding a sequence, tensor, slice, ``...`` or
+    ``None`` indexes as a tuple of its items (with a deprecation warning)."""
+    for k in key:
+        if isinstance(k, (Tensor, list, tuple, str, slice)):
+            line = 349
+        elif k is None or k is Ellipsis:
+            line = 359
+        else:
+            continue
+        from ._util import warn_user
+        warn_user("Using a non-tuple sequence for multidimensional indexing is deprecated and "
+                  "will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In "
+                  "pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], "
+                  "which will result either in an error or a different result (Triggered "
+                  "internally at /__w/pytorch/pytorch/torch/csrc/autograd/"
+                  f"python_variable_indexing.cpp:{line}.)")
+        return tuple(key)
+    return key
+
+
 def _uint8_mask(k):
     import warnings
     warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
@@ -69,26 +92,53 @@ def _uint8_mask(k):
 
 
 def _check_key(key, shape):
-    """PyTorch's errors for too many indices and for masks of the wrong shape."""
+    """PyTorch's errors for too many indices, masks of the wrong shape and index tensors
+    that do not broadcast together."""
     used = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else
                0 if k is None or k is Ellipsis else 1 for k in key)
     if used > len(shape):
         raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
-    dim = 0
+    # NOTE: PyTorch applies integer and None keys first, so a mask is checked against the
+    # shape left after them, at its position in that shape
+    rest, pos, arrays = [], 0, []
     for k in key:
-        if k is Ellipsis:
-            dim += len(shape) - used
+        if k is None:
+            rest.append(1)
+        elif type(k) is int:
+            pos += 1
+        elif k is Ellipsis:
+            rest.extend(shape[pos:pos + len(shape) - used])
+            pos += len(shape) - used
         elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
-            part = shape[dim:dim + k.ndim]
-            for j, (m, n) in enumerate(zip(k.shape, part)):
-                if m != n:
-                    raise IndexError(
-                        f"The shape of the mask [{', '.join(map(str, k.shape))}] at index {j} "
-                        f"does not match the shape of the indexed tensor "
-                        f"[{', '.join(map(str, part))}] at index {j}")
-            dim += k.ndim
-        elif k is not None:
-            dim += 1
+            _check_mask(k, shape[pos:pos + k.ndim], len(rest), rest, shape[pos + k.ndim:])
+            rest.extend(shape[pos:pos + k.ndim])
+            pos += k.ndim
+            arrays.extend((int(k.sum()),) for _ in range(max(k.ndim, 1)))
+        else:
+            if isinstance(k, np.ndarray):
+                arrays.append(k.shape)
+            rest.append(shape[pos])
+            pos += 1
+    if len(arrays) > 1:
+        try:
+            np.broadcast_shapes(*arrays)
+        except ValueError:
+            raise IndexError("shape mismatch: indexing tensors could not be broadcast together "
+                             f"with shapes {', '.join(f'[{_join(a)}]' for a in arrays)}"
+                             ) from None
+
+
+def _check_mask(mask, part, at, before, after):
+    for j, (m, n) in enumerate(zip(mask.shape, part)):
+        if m != n:
+            full = list(before) + list(part) + list(after)
+            raise IndexError(f"The shape of the mask [{_join(mask.shape)}] at index {j} does "
+                             f"not match the shape of the indexed tensor [{_join(full)}] at "
+                             f"index {at + j}")
+
+
+def _join(shape):
+    return ", ".join(map(str, shape))
 
 
 def _list_key(k):
@@ -269,12 +319,35 @@ def setitem(x, key, value):
             view = _basic_name(nkey).apply(x, nkey)
             copy_into(view, value)
             return
-        v = value if isinstance(value, Tensor) else _make(np.asarray(value, x._data.dtype),
-                                                          None, False)
+        v = value if isinstance(value, Tensor) else _make(np.asarray(_fit(value, x)), None,
+                                                          False)
         _check_put_shape(x, nkey, v)
+        _check_put_dtype(x, nkey, v, False)
         inplace(x, lambda t: IndexPut.apply(t, nkey, v, False))
     except IndexError as e:
         raise _index_error(e, x) from None
+
+
+def _fit(value, x):
+    """A Python number as ``x``'s dtype, with PyTorch's overflow error."""
+    from .._creation import scalar_as
+    if isinstance(value, (int, float)) and x._data.dtype.kind in "iu":
+        return scalar_as(value, x.dtype)
+    return np.asarray(value, x._data.dtype)
+
+
+def _check_put_dtype(x, key, v, accumulate):
+    """PyTorch's index_put_ needs ``v`` in ``x``'s dtype, except where it becomes a
+    masked_fill: one boolean mask and a one-element value (which is then cast)."""
+    if v.dtype is x.dtype:
+        return
+    arrays = [k for k in key if isinstance(k, np.ndarray)]
+    if not accumulate and v._data.size == 1 and len(arrays) == 1 and \
+            arrays[0].dtype == np.bool_:
+        return
+    raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                       f"{D.SCALAR_NAMES[x.dtype]} for the destination and "
+                       f"{D.SCALAR_NAMES[v.dtype]} for the source.")
 
 
 def _check_put_shape(x, key, v):
@@ -287,14 +360,27 @@ def _check_put_shape(x, key, v):
                            f"indexing result of shape [{', '.join(map(str, target))}]") from None
 
 
-def index_put(input, indices, values, accumulate=False):
+def _index_put_key(input, indices, values, accumulate):
+    if len(indices) > input.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {input.ndim} (got "
+                         f"{len(indices)})")
     key, _ = _convert_key(tuple(indices))
+    _check_key(key, input._data.shape)
+    _check_put_shape(input, key, values)
+    _check_put_dtype(input, key, values, accumulate)
+    return key
+
+
+def index_put(input, indices, values, accumulate=False):
+    """``input`` with ``values`` written (or added) at the advanced index ``indices``."""
+    key = _index_put_key(input, indices, values, accumulate)
     return IndexPut.apply(input, key, values, accumulate)
 
 
 def index_put_(input, indices, values, accumulate=False):
+    """In-place ``index_put``."""
     from .inplace import inplace
-    key, _ = _convert_key(tuple(indices))
+    key = _index_put_key(input, indices, values, accumulate)
     return inplace(input, lambda t: IndexPut.apply(t, key, values, accumulate))
 
 
@@ -329,6 +415,52 @@ def _check_index(index, op):
         raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
 
 
+def _check_bounds(input, dim, index):
+    """PyTorch's error for an index outside ``[0, size)`` along ``dim`` (no wrapping)."""
+    n = input._data.shape[dim] if input._data.ndim else 1
+    idx = index._data
+    if idx.size:
+        lo, hi = idx.min(), idx.max()
+        if lo < 0 or hi >= n:
+            bad = int(lo if lo < 0 else hi)
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
+
+
+def _size(t, d):
+    """``t.size(d)`` as PyTorch's shape checks read it: 1 for a 0-d tensor."""
+    shape = t._data.shape
+    if not shape:
+        return 1
+    if d >= len(shape):
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-len(shape)}, "
+                         f"{len(shape) - 1}], but got {d})")
+    return shape[d]
+
+
+def _sizes(t):
+    return "[" + ", ".join(map(str, t._data.shape)) + "]"
+
+
+def _check_scatter_shape(input, dim, index, src):
+    """PyTorch's scatter_shape_check: index no larger than self (but along ``dim``) and no
+    larger than a tensor ``src``."""
+    if index._data.size == 0:
+        return
+    if max(index.ndim, 1) != max(input.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    dims = range(max(input.ndim, 1))
+    wrong = any(d != dim and _size(index, d) > _size(input, d) for d in dims)
+    src = src if isinstance(src, Tensor) else None
+    if not wrong and src is not None:
+        wrong = any(_size(index, d) > _size(src, d) for d in dims)
+    if wrong:
+        message = (f"Expected index {_sizes(index)} to be no larger than self {_sizes(input)} "
+                   f"apart from dimension {dim}")
+        if src is not None:
+            message += f" and to be no larger size than src {_sizes(src)}"
+        raise RuntimeError(message)
+
+
 def _check_src(input, src):
     if isinstance(src, Tensor) and src._data.dtype != input._data.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
@@ -340,9 +472,15 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     if isinstance(index, Tensor) and index._data.size == 0:
         return Gather.apply(input, d, index)
     _check_index(index, "gather")
-    if index.ndim != input.ndim and input.ndim:
+    if max(index.ndim, 1) != max(input.ndim, 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input "
                            "tensor")
+    for i in range(max(input.ndim, 1)):
+        if i != d and _size(index, i) > _size(input, i):
+            raise RuntimeError(f"Size does not match at dimension {i} expected index "
+                               f"{_sizes(index)} to be no larger than self {_sizes(input)} "
+                               f"apart from dimension {d}")
+    _check_bounds(input, d, index)
     return Gather.apply(input, d, index)
 
 
@@ -448,16 +586,32 @@ class ScatterValue(Scatter):
 def scatter_add(input, dim, index, src):
     _check_index(index, "scatter_add")
     _check_src(input, src)
-    return ScatterAdd.apply(input, wrap_dim(dim, input.ndim), index, src)
+    d = wrap_dim(dim, input.ndim)
+    _check_scatter_shape(input, d, index, src)
+    _check_bounds(input, d, index)
+    return ScatterAdd.apply(input, d, index, src)
+
+
+_WARNED = []
 
 
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``."""
     _check_index(index, "scatter")
+    _check_src(input, src)
+    _check_scatter_shape(input, wrap_dim(dim, input.ndim), index, src)
+    _check_bounds(input, wrap_dim(dim, input.ndim), index)
     if reduce is not None:
         if reduce not in ("add", "multiply"):
             raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
-        _check_src(input, src)
+        if isinstance(src, Tensor) and not _WARNED:
+            from ._util import warn_user
+            _WARNED.append("scatter-reduce")  # PyTorch warns once per process
+            warn_user("The reduce argument of torch.scatter with Tensor src is deprecated and "
+                      "will be removed in a future PyTorch release. Use torch.scatter_reduce "
+                      "instead for more reduction options. (Triggered internally at "
+                      "/__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:"
+                      "225.)")
         s = src if src is not None else value
         return ScatterReduceLegacy.apply(input, wrap_dim(dim, input.ndim), index, s, reduce)
     _check_src(input, src)
@@ -488,13 +642,19 @@ class IndexSelect(BuiltinFunction):
 
 
 def index_select(input, dim, index):
+    if index._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     if index.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = wrap_dim(dim, input.ndim)
     n = input._data.shape[d] if input.ndim else 1
     idx = index._data.reshape(-1)
-    if idx.size and (idx.max() >= n or idx.min() < -n):
-        raise IndexError(f"index out of range in self")
+    if idx.size and (idx.max() >= n or idx.min() < 0):
+        bad = int(idx.min() if idx.min() < 0 else idx.max())
+        # NOTE: PyTorch's CPU kernel for dim 1 of a tensor of 2+ dims words it differently
+        if d == 1 and input.ndim >= 2:
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={n}")
+        raise IndexError("index out of range in self")
     return IndexSelect.apply(input, d, index.reshape(-1))
 
 
@@ -508,6 +668,9 @@ def masked_fill(input, mask, value):
             raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but "
                                f"got tensor with {value.ndim} dimension(s).")
         return MaskedFillTensor.apply(input, mask, value)
+    if isinstance(value, (int, float)) and input._data.dtype.kind in "iu":
+        from .._creation import scalar_as
+        scalar_as(value, input.dtype)  # PyTorch's overflow error
     return MaskedFill.apply(input, mask, value)
 
 

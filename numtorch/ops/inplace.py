@@ -200,6 +200,8 @@ def fill_(self, value):
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value.ndim} dimensions.")
         return inplace(self, lambda t: FillTensor.apply(t, value), value)
+    if isinstance(value, (int, float, complex)):
+        value = _scalar_for(value, self.dtype)  # PyTorch's checked conversion
     return inplace(self, lambda t: Fill.apply(t, value))
 
 

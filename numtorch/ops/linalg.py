@@ -413,6 +413,9 @@ def _check_mv(mat, vec):
 
 def outer(input, vec2):
     """Outer product of two vectors."""
+    for name, v in (("self", input), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.ndim}-D")
     return input.reshape(-1, 1) * vec2.reshape(1, -1)
 
 
@@ -811,8 +814,16 @@ def _check_einsum_sizes(terms, operands):
 
 def einsum(equation, *operands):
     """Einstein summation over the operands' labelled dims."""
+    if not operands:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
+    for t in operands[1:]:
+        if isinstance(t, Tensor) and isinstance(operands[0], Tensor) and \
+                t.dtype is not operands[0].dtype:
+            raise RuntimeError(f"expected scalar type {D.SCALAR_NAMES[operands[0].dtype]} but "
+                               f"found {D.SCALAR_NAMES[t.dtype]}")
     eq = _normalize_equation(equation, operands)
     return Einsum.apply(eq, *operands)
 
@@ -864,12 +875,41 @@ class Cross(BuiltinFunction):
                 (Cross.apply(g, _cj(a), ctx.dim) if nb else None), None)
 
 
+_WARNED = []
+
+
 def cross(input, other, dim=None):
     """The cross product of 3-vectors along ``dim`` (the first dim of size 3 by default)."""
     from ._util import wrap_dim
+    if dim is None and not _WARNED:
+        from ._util import warn_user
+        _WARNED.append("cross")  # PyTorch warns once per process
+        warn_user("Using torch.cross without specifying the dim arg is deprecated.\n"
+                      "Please either pass the dim explicitly or simply use torch.linalg.cross."
+                      "\nThe default value of dim will change to agree with that of "
+                      "linalg.cross in a future release. (Triggered internally at "
+                      "/__w/pytorch/pytorch/aten/src/ATen/native/Cross.cpp:63.)")
     if dim is None:
-        dim = next(i for i, s in enumerate(input.shape) if s == 3)
-    return Cross.apply(input, other, wrap_dim(dim, input.ndim))
+        dim = next((i for i, s in enumerate(np.broadcast_shapes(input.shape, other.shape))
+                    if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return linalg_cross(input, other, dim)
+
+
+def linalg_cross(input, other, dim=-1):
+    """``torch.linalg.cross``: PyTorch's checks, then the cross product along ``dim``."""
+    from ._util import wrap_dim
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = wrap_dim(dim, input.ndim)
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[d]} and {other.shape[d]}")
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"expected scalar type {D.SCALAR_NAMES[input.dtype]} but found "
+                           f"{D.SCALAR_NAMES[other.dtype]}")
+    return Cross.apply(input, other, d)
 
 
 class Trace(BuiltinFunction):

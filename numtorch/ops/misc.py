@@ -304,7 +304,10 @@ def _hist_edges(pts, bins, rng):
 def bincount(input, weights=None, minlength=0):
     """Counts of each non-negative integer in the 1-d ``input`` (summed ``weights``)."""
     x = input._data
-    if x.ndim != 1 or x.dtype.kind not in "iub":
+    if x.dtype.kind not in "iu":
+        raise NotImplementedError(f'"bincount_cpu" not implemented for '
+                                  f"'{D.SCALAR_NAMES[input.dtype]}'")
+    if x.ndim != 1:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if x.size and x.min() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
@@ -354,12 +357,18 @@ def meshgrid(*tensors, indexing=None):
         tensors = tuple(tensors[0])
     if indexing is None:
         warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
-                      "indexing argument.", UserWarning, stacklevel=2)
+                      "indexing argument. (Triggered internally at /__w/pytorch/pytorch/aten/"
+                      "src/ATen/native/TensorShape.cpp:4215.)", UserWarning, stacklevel=2)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError("torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
                            f"received: {indexing}")
     ts = list(tensors)
+    for t in ts:
+        if t.ndim > 1:  # NOTE: PyTorch goes on to print the tensor in its legacy format
+            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but "
+                               f"got: [ torch.{D.LEGACY_NAMES[t.dtype]}"
+                               f"{{{','.join(map(str, t.shape))}}} ]")
     swap = indexing == "xy" and len(ts) >= 2
     if swap:
         ts[0], ts[1] = ts[1], ts[0]

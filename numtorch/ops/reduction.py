@@ -10,7 +10,8 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
-from ._util import wrap_dim, wrap_dims, as_array, cast, reshape_array, sum_to_dims
+from ._util import (wrap_dim, wrap_dims, as_array, cast, reshape_array, sum_to_dims,
+                    no_complex)
 from . import return_types
 
 _ndarray = np.ndarray
@@ -173,8 +174,9 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     x = input._data
     npdt = D.to_dtype(dtype).np if dtype is not None else x.dtype
     if npdt.kind not in "fc":
-        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
-                           "floating point or complex dtype. Got: "
+        which = "Input" if dtype is None else "Optional"
+        raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either "
+                           "a floating point or complex dtype. Got: "
                            f"{_TYPE_NAMES.get(D._FROM_NP[npdt].name)}")
     if dim is None:
         return _write_out(out, MeanAll.apply(input, tuple(range(x.ndim)), False, npdt))
@@ -207,6 +209,10 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """``mean`` ignoring NaN values."""
+    if input._data.dtype.kind not in "fc":
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {_TYPE_NAMES.get(input.dtype.name)}")
     from .elementwise import isnan, logical_not
     cnt = sum(logical_not(isnan(input)), dim, keepdim)
     return nansum(input, dim, keepdim, dtype=dtype) / cnt
@@ -344,12 +350,26 @@ def _minmax(input, dim, keepdim, other, op):
 def max(input, dim=None, keepdim=False, *, out=None, other=None):
     """Largest element; with ``dim``, a ``(values, indices)`` named tuple; with a tensor,
     the elementwise maximum."""
+    _no_complex_minmax(input, dim, other, "max")
     return _minmax(input, dim, keepdim, other, "max")
 
 
 def min(input, dim=None, keepdim=False, *, out=None, other=None):
     """Smallest element; with ``dim``, a ``(values, indices)`` named tuple."""
+    _no_complex_minmax(input, dim, other, "min")
     return _minmax(input, dim, keepdim, other, "min")
+
+
+def _no_complex_minmax(input, dim, other, op):
+    if isinstance(dim, Tensor) or other is not None:
+        message = f"{'maximum' if op == 'max' else 'minimum'} not implemented for complex " \
+                  "tensors."
+        for t in (input, dim if other is None else other):
+            no_complex(t, message, RuntimeError)
+    elif dim is None:
+        no_complex(input, f'"{op}_all" not implemented for \'{{T}}\'')
+    else:
+        no_complex(input, f"{op}(): does not support complex input", RuntimeError)
 
 
 class Amax(BuiltinFunction):
@@ -379,14 +399,36 @@ class Amin(Amax):
 
 
 def amax(input, dim=(), keepdim=False):
-    return Amax.apply(input, _dims_arg(dim, input.ndim), keepdim, "amax")
+    no_complex(input, '"max_values_cpu" not implemented for \'{T}\'')
+    dims = _dims_arg(dim, input.ndim)
+    _check_empty_extreme(input, dim, dims, "amax()")
+    return Amax.apply(input, dims, keepdim, "amax")
 
 
 def amin(input, dim=(), keepdim=False):
-    return Amin.apply(input, _dims_arg(dim, input.ndim), keepdim, "amin")
+    no_complex(input, '"min_values_cpu" not implemented for \'{T}\'')
+    dims = _dims_arg(dim, input.ndim)
+    _check_empty_extreme(input, dim, dims, "amin()")
+    return Amin.apply(input, dims, keepdim, "amin")
+
+
+def _check_empty_extreme(input, dim, dims, op):
+    """PyTorch's errors for a max/min over no elements (there is no identity)."""
+    if input._data.size:
+        return
+    if dim is None or isinstance(dim, (tuple, list)) and not dim:
+        raise RuntimeError(f"{op.rstrip('()')}(): Expected reduction dim to be specified for "
+                           "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                           "argument.")
+    for d in dims:
+        if input._data.shape[d] == 0:
+            raise IndexError(f"{op}: Expected reduction dim {d} to have non-zero size.")
 
 
 def aminmax(input, *, dim=None, keepdim=False):
+    no_complex(input, '"aminmax_cpu" not implemented for \'{T}\'')
+    if dim is not None:
+        _check_empty_extreme(input, dim, _dims_arg(dim, input.ndim), "aminmax")
     dims = () if dim is None else dim
     return return_types.aminmax(amin(input, dims, keepdim), amax(input, dims, keepdim))
 
@@ -403,6 +445,7 @@ def argmin(input, dim=None, keepdim=False):
 def _arg(fn, input, dim, keepdim):
     x = input._data
     name = "argmax" if fn is np.argmax else "argmin"
+    no_complex(input, f"{name}(): does not support complex input", RuntimeError)
     if x.dtype == np.bool_:
         raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None and x.size == 0:
@@ -492,26 +535,40 @@ def _var_args(input, dim, unbiased, keepdim, correction):
     return _dims_arg(dim, input.ndim), _correction(unbiased, correction), keepdim
 
 
+def _check_dof(op, input, dims, c):
+    """PyTorch's warning when ``correction`` leaves no degrees of freedom."""
+    if _count(input._data.shape, dims) - c <= 0:
+        from ._util import warn_user
+        warn_user(f"{op}(): degrees of freedom is <= 0. Correction should be strictly less "
+                  "than the reduction factor (input numel divided by output numel). "
+                  "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+                  "ReduceOps.cpp:1861.)")
+
+
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Variance over ``dim`` with Bessel's ``correction`` (1 by default)."""
     dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction)
+    _check_dof("var", input, dims, c)
     return Var.apply(input, dims, c, keepdim)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation over ``dim`` with Bessel's ``correction`` (1 by default)."""
     dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction)
+    _check_dof("std", input, dims, c)
     return Std.apply(input, dims, c, keepdim)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return (var(input, dim, unbiased, keepdim, correction=correction),
-            mean(input, _var_args(input, dim, unbiased, keepdim, correction)[0], keepdim))
+    dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction)
+    _check_dof("var_mean", input, dims, c)
+    return Var.apply(input, dims, c, keepdim), mean(input, dims, keepdim)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return (std(input, dim, unbiased, keepdim, correction=correction),
-            mean(input, _var_args(input, dim, unbiased, keepdim, correction)[0], keepdim))
+    dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction)
+    _check_dof("std_mean", input, dims, c)
+    return Std.apply(input, dims, c, keepdim), mean(input, dims, keepdim)
 
 
 # ---- scans ------------------------------------------------------------------------------
@@ -616,18 +673,24 @@ def _cum_extreme(x, dim, op):
     acc = (np.maximum if op == "max" else np.minimum).accumulate(xm, axis=0)
     n = xm.shape[0]
     pos = np.arange(n).reshape((n,) + (1,) * (xm.ndim - 1))
-    # the index of the latest element equal to the running extreme (PyTorch picks the last)
-    hit = np.where(xm == acc, pos, -1)
+    # the index of the latest element equal to the running extreme (PyTorch picks the last);
+    # a NaN always takes over, and once the extreme is NaN only a later NaN moves the index
+    same = xm == acc
+    if x.dtype.kind in "fc":
+        same |= np.isnan(xm)
+    hit = np.where(same, pos, -1)
     idx = np.maximum.accumulate(hit, axis=0)
     return np.moveaxis(acc, 0, dim).copy(), np.moveaxis(idx, 0, dim).astype(np.int64).copy()
 
 
 def cummax(input, dim):
+    no_complex(input, '"cummax_cpu" not implemented for \'{T}\'')
     d = wrap_dim(dim, input.ndim)
     return return_types.cummax(*Cummax.apply(input, d, "max"))
 
 
 def cummin(input, dim):
+    no_complex(input, '"cummin_cpu" not implemented for \'{T}\'')
     d = wrap_dim(dim, input.ndim)
     return return_types.cummin(*Cummin.apply(input, d, "min"))
 
@@ -754,7 +817,10 @@ def _softmax_input(input, dim, dtype, op):
     if dtype is not None:
         input = input.to(dtype)
     elif input._data.dtype.kind not in "fc":
-        raise NotImplementedError(f'"{op}_lastdim_kernel_impl" not implemented for '
+        # NOTE: PyTorch's kernel for the last dim (or a 0-d/1-d input) has its own name
+        last = wrap_dim(dim, input.ndim) == (input.ndim - 1 if input.ndim else 0)
+        raise NotImplementedError(f'"{op}{"_lastdim" if last else ""}_kernel_impl" not '
+                                  f"implemented for "
                                   f"'{_TYPE_NAMES.get(input.dtype.name, input.dtype.name)}'")
     return input, wrap_dim(dim, input.ndim)
 
@@ -873,7 +939,9 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 def all(input, dim=None, keepdim=False, *, out=None):
     """True where every element (over ``dim``) is nonzero."""
     x = input._data
-    axis = None if dim is None else _dims_arg(dim, x.ndim)
+    # NOTE: an empty dim list reduces nothing here (sum's reduces everything)
+    axis = None if dim is None else () if isinstance(dim, (tuple, list)) and not dim else \
+        _dims_arg(dim, x.ndim)
     res = as_array(np.all(x, axis=axis, keepdims=keepdim if dim is not None else False))
     return _make(res if x.dtype != np.uint8 else res.astype(np.uint8), None, False)
 
@@ -881,7 +949,9 @@ def all(input, dim=None, keepdim=False, *, out=None):
 def any(input, dim=None, keepdim=False, *, out=None):
     """True where some element (over ``dim``) is nonzero."""
     x = input._data
-    axis = None if dim is None else _dims_arg(dim, x.ndim)
+    # NOTE: an empty dim list reduces nothing here (sum's reduces everything)
+    axis = None if dim is None else () if isinstance(dim, (tuple, list)) and not dim else \
+        _dims_arg(dim, x.ndim)
     res = as_array(np.any(x, axis=axis, keepdims=keepdim if dim is not None else False))
     return _make(res if x.dtype != np.uint8 else res.astype(np.uint8), None, False)
 

@@ -10,6 +10,7 @@ tensor([2., 0., 1.])
 """
 import numpy as np
 
+from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
 from ._util import wrap_dim
@@ -150,6 +151,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     if input.dtype is not src.dtype:
         raise RuntimeError("scatter_reduce(): Expected self.dtype to be equal to src.dtype")
     d = wrap_dim(dim, input.ndim)
+    from .indexing import _check_bounds, _check_scatter_shape
+    _check_scatter_shape(input, d, index, src)
+    _check_bounds(input, d, index)
     if input.ndim == 0:
         res = ScatterReduce.apply(input.reshape(1), 0, index.reshape(-1), src.reshape(-1),
                                   reduce, bool(include_self))
@@ -175,14 +179,31 @@ def _index_args(input, dim, index, source, op):
     d = wrap_dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
     idx = index._data.reshape(-1)
-    if idx.size and (idx.min() < -n or idx.max() >= n):
-        raise IndexError(f"index out of range in self")
+    _check_range(idx, n, d, op)
     index = _const(np.where(idx < 0, idx + n, idx))
     if input.ndim == 0:
         return input.reshape(1), 0, index, (None if source is None else source.reshape(-1))
     if source is not None and source.ndim == 0:
         source = source.reshape(1)
     return input, d, index, source
+
+
+def _check_range(idx, n, dim, op):
+    """Each index_* op's own bounds check and wording; only index_fill wraps negatives."""
+    if not idx.size:
+        return
+    lo = -n if op == "index_fill" else 0
+    if idx.min() >= lo and idx.max() < n:
+        return
+    bad = int(idx.min() if idx.min() < lo else idx.max())
+    where = f"index {bad} is out of bounds for dimension {dim} with size {n}"
+    if op == "index_add":
+        raise RuntimeError(where)
+    if op == "index_copy":
+        raise IndexError(f"index_copy_(): {where}")
+    if op == "index_fill":
+        raise IndexError(where)
+    raise IndexError("index out of range in self")
 
 
 def _finish(res, input):
@@ -218,6 +239,9 @@ def index_fill(input, dim, index, value):
                                f"tensor with {value.ndim} dimension(s).")
         src = value.to(x.dtype).expand(shape)
     else:
+        if isinstance(value, (int, float)) and x._data.dtype.kind in "iu":
+            from .._creation import scalar_as
+            value = scalar_as(value, x.dtype)  # PyTorch's overflow error
         src = _const(np.full(shape, value, x._data.dtype))
     return _finish(scatter(x, d, _spread(idx, d, tuple(shape)), src), input)
 
@@ -241,8 +265,9 @@ def put(input, index, source, accumulate=False):
     n = input.numel()
     idx = index._data.reshape(-1).astype(np.int64)
     if idx.size and (idx.min() < -n or idx.max() >= n):
-        raise IndexError(f"out of range: tried to access index {int(idx.max())} on a tensor of "
-                         f"{n} elements.")
+        bad = int(idx.min() if idx.min() < -n else idx.max())
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
+                         "elements.")
     flat_idx = _const(np.where(idx < 0, idx + n, idx))
     flat, src = input.reshape(-1), source.reshape(-1).to(input.dtype)
     res = (scatter_add if accumulate else scatter)(flat, 0, flat_idx, src)
@@ -253,13 +278,16 @@ def masked_scatter(input, mask, source):
     """``input`` with the positions where ``mask`` holds filled, in order, from ``source``."""
     if mask._data.dtype != np.bool_:
         raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with "
-                           f"dtype {mask.dtype}")
+                           f"dtype {D.SCALAR_NAMES[mask.dtype]}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError("masked_scatter: expected self and source to have same dtypes but "
+                           f"got{D.SCALAR_NAMES[input.dtype]} and "
+                           f"{D.SCALAR_NAMES[source.dtype]}")
     shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
     x = input.expand(shape) if input._data.shape != shape else input
     where = np.flatnonzero(np.broadcast_to(mask._data, shape))
     if where.size > source.numel():
-        raise RuntimeError("masked_scatter: expected source to have at least "
-                           f"{where.size} elements")
+        raise RuntimeError("Number of elements of source < number of ones in mask")
     return put(x.contiguous(), _const(where), source.reshape(-1)[:where.size])
 
 

@@ -29,6 +29,10 @@ def _infer_shape(shape, numel, op="view"):
                 raise RuntimeError(f"invalid shape dimension {s}")
             known *= s
     if neg:
+        if known == 0 and numel == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape "
+                               f"[{', '.join(map(str, shape))}] because the unspecified "
+                               "dimension size -1 can be any value and is ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input "
                                f"of size {numel}")
@@ -39,9 +43,17 @@ def _infer_shape(shape, numel, op="view"):
     return tuple(shape)
 
 
-def _shape_args(shape):
+def _shape_args(shape, op=None, arg=None):
+    """The ints of a shape given as ints or as one sequence; with ``op``, PyTorch's error for
+    an entry that is not an integer."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
+    if op is not None:  # NOTE: PyTorch's parser words a bad first entry differently
+        for i, s in enumerate(shape[1:], 1):
+            if isinstance(s, (float, str, bytes, type(None), complex)):
+                raise TypeError(f"{op}(): argument '{arg}' failed to unpack the object at pos "
+                                f"{i + 1} with error \"type must be tuple of ints,but got "
+                                f"{type(s).__name__}\"")
     return tuple(int(s) for s in shape)
 
 
@@ -102,21 +114,46 @@ def view(input, *shape):
     """A view of ``input`` with a new shape (or a reinterpretation as another dtype)."""
     if len(shape) == 1 and isinstance(shape[0], D.dtype):
         return _view_dtype(input, shape[0])
-    shape = _infer_shape(_shape_args(shape), input._data.size)
+    shape = _infer_shape(_shape_args(shape, "view", "size"), input._data.size)
     return View.apply(input, shape)
 
 
 def _view_dtype(input, dtype):
+    """``input``'s bytes read as ``dtype``; between sizes, the last dim shrinks or grows."""
     if dtype.itemsize != input._data.itemsize:
-        raise RuntimeError("numtorch supports view(dtype) only between dtypes of equal size")
+        _check_view_dtype(input, dtype)
     t = _make(input._data.view(dtype.np), None, False)
     t._vc, t._base = input._vc, input if input._base is None else input._base
     return t
 
 
+def _check_view_dtype(input, dtype):
+    """PyTorch's conditions for viewing as a dtype of another element size."""
+    what = (f" to view {D.SCALAR_NAMES[input.dtype]} as {D.SCALAR_NAMES[dtype]} (different "
+            "element sizes)")
+    if input.ndim == 0:
+        raise RuntimeError(f"self.dim() cannot be 0{what}")
+    ratio = dtype.itemsize // input._data.itemsize
+    strides = input.stride()
+    if ratio > 1:
+        if input.shape[-1] % ratio:
+            raise RuntimeError(f"self.size(-1) must be divisible by {ratio}{what}, but got "
+                               f"{input.shape[-1]}")
+    if strides[-1] != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1{what}, but got {strides[-1]}")
+    if ratio > 1:
+        if input.storage_offset() % ratio:
+            raise RuntimeError(f"self.storage_offset() must be divisible by {ratio}{what}, but "
+                               f"got {input.storage_offset()}")
+        for i, st in enumerate(strides[:-1]):
+            if st % ratio:
+                raise RuntimeError(f"self.stride({i}) must be divisible by {ratio}{what}, but "
+                                   f"got {st}")
+
+
 def reshape(input, *shape):
     """``input`` in a new shape: a view when the layout allows it, else a copy."""
-    shape = _infer_shape(_shape_args(shape), input._data.size, "reshape")
+    shape = _infer_shape(_shape_args(shape, "reshape", "shape"), input._data.size, "reshape")
     if _viewable(input._data, shape):
         return View.apply(input, shape)
     return Reshape.apply(input, shape)
@@ -150,6 +187,11 @@ def unflatten(input, dim, sizes):
     d = wrap_dim(dim, input.ndim)
     shape = input._data.shape
     sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if sizes.count(-1) > 1:
+        raise RuntimeError("unflatten got an unexpected error:\nonly one dimension can be "
+                           "inferred")
     known = int(np.prod([s for s in sizes if s != -1]))
     if (-1 not in sizes and known != shape[d]) or (-1 in sizes and (known == 0 or
                                                                    shape[d] % known)):
@@ -277,10 +319,19 @@ def mT(input):
 
 
 def movedim(input, source, destination):
+    """``input`` with the dims at ``source`` moved to ``destination`` (others keep order)."""
     n = input.ndim
-    src = wrap_dims(source if isinstance(source, (tuple, list)) else (source,), n)
-    dst = wrap_dims(destination if isinstance(destination, (tuple, list)) else (destination,),
-                    n)
+    source = list(source) if isinstance(source, (tuple, list)) else [source]
+    destination = list(destination) if isinstance(destination, (tuple, list)) else [destination]
+    if len(source) != len(destination):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({source} dims)"
+                           f" should contain the same number of dims as destination "
+                           f"({destination} dims)")
+    src = [wrap_dim(d, n) for d in source]
+    dst = [wrap_dim(d, n) for d in destination]
+    for name, given, dims in (("source", source, src), ("destination", destination, dst)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({given})")
     order = [d for d in range(n) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -352,11 +403,34 @@ def broadcast_tensors(*tensors):
 
 
 def broadcast_shapes(*shapes):
+    """The shape that all ``shapes`` (ints or sequences of ints) broadcast to.
+
+    >>> import numtorch as torch
+    >>> torch.broadcast_shapes((2, 1), (3,))
+    torch.Size([2, 3])
+    """
     from .._size import Size
-    try:
-        return Size(np.broadcast_shapes(*shapes))
-    except ValueError:
-        raise RuntimeError("Shape mismatch: objects cannot be broadcast to a single shape") from None
+    shapes = [(s,) if isinstance(s, (int, np.integer)) else s for s in shapes if s is not None]
+    for s in shapes:
+        if not isinstance(s, (tuple, list)):
+            raise RuntimeError("Input shapes should be of type ints, a tuple of ints, or a list "
+                               f"of ints, got {s}")
+    common = [1] * max((len(s) for s in shapes), default=0)
+    # NOTE: PyTorch walks each shape right to left, growing ``common`` as it goes; its error
+    # shows ``common`` as it stood at the failing argument
+    for arg, s in enumerate(shapes):
+        for i in range(-1, -1 - len(s), -1):
+            if s[i] == common[i]:
+                continue
+            if common[i] == 1:
+                if s[i] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[i] = s[i]
+            if s[i] != 1 and common[i] != s[i]:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {s[i]} at "
+                                   f"{i}! Mismatching argument at index {arg} had {s}; but "
+                                   f"expected shape should be broadcastable to {common}")
+    return Size(common)
 
 
 class Squeeze(BuiltinFunction):
@@ -474,10 +548,15 @@ class Narrow(BuiltinFunction):
 def narrow(input, dim, start, length):
     d = wrap_dim(dim, input.ndim)
     size = input._data.shape[d]
-    start = int(start)
+    start, length = int(start), int(length)
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
     if start < 0:
         start += size
-    if start < 0 or start + length > size:
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
                            f"({size}).")
     return Narrow.apply(input, d, start, int(length))
@@ -548,7 +627,10 @@ class DiagEmbedInto(BuiltinFunction):
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The diagonal at ``offset`` of the 2-d slices spanned by ``dim1`` and ``dim2``."""
     n = input.ndim
+    if wrap_dim(dim1, n) == wrap_dim(dim2, n):
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     return Diagonal.apply(input, offset, wrap_dim(dim1, n), wrap_dim(dim2, n))
 
 
@@ -587,6 +669,11 @@ class ToCopy(BuiltinFunction):
         if npdt.kind in "iub" and x.dtype.kind == "f":
             with np.errstate(invalid="ignore"):
                 return x.astype(npdt)
+        if x.dtype.kind == "c" and npdt.kind not in "cb":
+            from ._util import warn_user
+            warn_user("Casting complex values to real discards the imaginary part (Triggered "
+                      "internally at /__w/pytorch/pytorch/aten/src/ATen/native/Copy.cpp:307.)")
+            x = x.real
         return x.astype(npdt)
 
     @staticmethod
@@ -639,9 +726,18 @@ def _common_np(xs):
     return dt
 
 
+def _tensor_list(tensors, op):
+    """``tensors`` as a list, refusing a lone tensor or non-sequence as PyTorch does."""
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)) and \
+            not hasattr(tensors, "__iter__"):
+        raise TypeError(f"{op}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not {type(tensors).__name__}")
+    return list(tensors)
+
+
 def cat(tensors, dim=0, *, out=None):
     """Concatenate tensors along an existing dim."""
-    tensors = list(tensors)
+    tensors = _tensor_list(tensors, "cat")
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     ref = next((t for t in tensors if not (t.ndim == 1 and t._data.shape[0] == 0)), tensors[0])
@@ -675,7 +771,7 @@ concat = concatenate = cat
 
 def stack(tensors, dim=0, *, out=None):
     """Join tensors of equal shape along a new dim."""
-    tensors = list(tensors)
+    tensors = _tensor_list(tensors, "stack")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     shape = tensors[0]._data.shape
@@ -769,12 +865,18 @@ def split(tensor, split_size_or_sections, dim=0):
     n = tensor._data.shape[d]
     if isinstance(split_size_or_sections, (int, np.integer)):
         step = int(split_size_or_sections)
+        if step < 0:
+            raise RuntimeError("split expects split_size be non-negative, but got "
+                               f"split_size={step}")
         if step <= 0 and n:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
                                f"dimension size of {n}")
         sizes = [min(step, n - s) for s in range(0, n, step)] if n else [0]
     else:
         sizes = list(split_size_or_sections)
+        if any(s < 0 for s in sizes):
+            raise RuntimeError("split_with_sizes expects split_sizes have only non-negative "
+                               f"entries, but got split_sizes=[{', '.join(map(str, sizes))}]")
         if sum(sizes) != n:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
                                f"(input tensor's size at dimension {d}), but got split_sizes="
@@ -939,6 +1041,13 @@ def roll(input, shifts, dims=None):
     ``dims`` is None)."""
     if dims is None:
         return Roll.apply(input, shifts, None)
+    n_shifts = len(shifts) if isinstance(shifts, (list, tuple)) else 1
+    n_dims = len(dims) if isinstance(dims, (list, tuple)) else 1
+    if n_shifts == 0:
+        raise RuntimeError("`shifts` required")
+    if n_shifts != n_dims:
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {n_shifts}, dims:"
+                           f"{n_dims}")
     if isinstance(shifts, (list, tuple)):
         shifts, dims = tuple(shifts), wrap_dims(dims, input.ndim)
     else:
@@ -972,31 +1081,54 @@ def repeat(input, *sizes):
     if len(sizes) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
+    shape = (1,) * (len(sizes) - input.ndim) + input._data.shape
+    out = [r * s for r, s in zip(sizes, shape)]
+    for s in out:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"[{', '.join(map(str, out))}]")
     return Repeat.apply(input, sizes)
 
 
 def tile(input, dims):
-    dims = tuple(dims)
+    dims = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
     if len(dims) < input.ndim:
         dims = (1,) * (input.ndim - len(dims)) + dims
     return repeat(input, dims)
 
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Each element (or slice along ``dim``) of ``input`` repeated ``repeats`` times; with
+    ``input`` alone, ``arange(n)`` with each ``i`` repeated ``input[i]`` times."""
     from .indexing import index_select
-    from .._creation import arange
+    if repeats is None:
+        if input.ndim > 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        reps = input._data.reshape(-1)
+        if (reps < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        return _make(np.repeat(np.arange(reps.size, dtype=np.int64), reps), None, False)
     if dim is None:
         input = input.reshape(-1)
         dim = 0
     d = wrap_dim(dim, input.ndim)
     n = input._data.shape[d]
     if not isinstance(repeats, Tensor):  # as PyTorch: unsqueeze, expand, copy, view
+        if int(repeats) < 0:
+            raise RuntimeError("Repeats must be non-negative")
         shape = list(input._data.shape)
         expanded = unsqueeze(input, d + 1).expand(shape[:d + 1] + [int(repeats)] +
                                                   shape[d + 1:])
         shape[d] *= int(repeats)
         return view(Clone.apply(expanded, "C"), tuple(shape))
     reps = repeats._data
+    if reps.ndim > 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    if (reps < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    if reps.ndim == 1 and reps.size not in (1, n):
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                           f"repeats.size(0) = {reps.size} and input.size({d}) = {n}")
     idx = np.repeat(np.arange(n), np.broadcast_to(reps, (n,)))
     return index_select(input, d, _make(idx.astype(np.int64), None, False))
 
@@ -1031,7 +1163,7 @@ class Triu(BuiltinFunction):
 
 def _check_matrix(input, op):
     if input.ndim < 2:
-        raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions.")
+        raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions")
 
 
 def tril(input, diagonal=0):

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._base import BuiltinFunction
-from ._util import wrap_dim
+from ._util import wrap_dim, no_complex
 from . import return_types
 
 _make = Tensor._make
@@ -77,6 +77,7 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None):
     >>> torch.sort(torch.tensor([2, 0, 1]), descending=True).indices
     tensor([0, 2, 1])
     """
+    no_complex(input, ' Sort does not support complex dtypes on CPU', RuntimeError)
     if isinstance(dim, bool):  # sort(input, stable, dim, descending) overload
         dim, stable = -1, dim
     cls = Sort if stable is None else SortStable
@@ -86,12 +87,14 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None):
 
 def argsort(input, dim=-1, descending=False, stable=False):
     """Indices that sort ``input`` along ``dim``."""
+    no_complex(input, ' Sort does not support complex dtypes on CPU', RuntimeError)
     d = wrap_dim(dim, input.ndim)
     return _const(_sort_arrays(input._data, d, descending)[1])
 
 
 def msort(input):
     """``input`` sorted along its first dimension."""
+    no_complex(input, ' Sort does not support complex dtypes on CPU', RuntimeError)
     return sort(input, 0).values
 
 
@@ -103,6 +106,7 @@ class Topk(BuiltinFunction):
     def forward(ctx, x, k, dim, largest):
         vals, idx = _sort_arrays(x, dim, largest)
         if x.ndim:
+            _topk_ties(x, vals, idx, k, dim, largest)
             vals = np.take(vals, np.arange(k), axis=dim)
             idx = np.take(idx, np.arange(k), axis=dim)
         ctx.save_for_backward(idx)
@@ -115,8 +119,49 @@ class Topk(BuiltinFunction):
         return _scatter_back(g, idx, ctx.shape, ctx.dim), None, None, None
 
 
+# NOTE: rows longer than this keep the stable sort's choice among ties: replaying the C++
+# algorithms in Python would cost seconds
+_REPLAY_LIMIT = 100_000
+
+
+def _rows(a, dim):
+    """``a`` with ``dim`` moved last, as a 2-d view of rows (a copy when needed)."""
+    m = np.moveaxis(a, dim, -1)
+    return m.reshape(-1, m.shape[-1]) if m.size else m.reshape(0, m.shape[-1])
+
+
+def _put_rows(a, dim, r, row_values):
+    np.moveaxis(a, dim, -1).reshape(-1, a.shape[dim])[r] = row_values
+
+
+def _tied(sorted_rows, upto):
+    """Rows whose first ``upto`` sorted values hold two equal ones (NaNs included)."""
+    head = sorted_rows[:, :upto]
+    same = head[:, 1:] == head[:, :-1]
+    if head.dtype.kind in "fc":
+        nan = np.isnan(head)
+        same |= nan[:, 1:] & nan[:, :-1]
+    return np.nonzero(same.any(axis=1))[0]
+
+
+def _topk_ties(x, vals, idx, k, dim, largest):
+    """Among equal values, the indices PyTorch's topk picks (rewrites ``vals``/``idx``)."""
+    n = x.shape[dim]
+    if k == 0 or n > _REPLAY_LIMIT or not idx.flags.writeable:
+        return
+    from ._select_order import topk_order
+    srows, xrows = _rows(vals, dim), _rows(x, dim)
+    for r in _tied(srows, min(k + 1, n)):
+        order = topk_order(xrows[r], k, largest=largest)
+        row_idx = np.arange(n)
+        row_idx[:k] = order
+        _put_rows(idx, dim, r, row_idx)
+        _put_rows(vals, dim, r, xrows[r][row_idx])
+
+
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """The ``k`` largest (or smallest) elements along ``dim`` and their indices."""
+    no_complex(input, ' topk does not support complex dtypes on CPU', RuntimeError)
     d = wrap_dim(dim, input.ndim)
     n = input._data.shape[d] if input.ndim else 1
     if k < 0 or k > n:
@@ -132,6 +177,7 @@ class Kthvalue(BuiltinFunction):
     def forward(ctx, x, k, dim, keepdim):
         vals, idx = _sort_arrays(x, dim, False)
         if x.ndim:
+            _kth_ties(x, vals, idx, k, dim)
             vals = np.take(vals, [k - 1], axis=dim)
             idx = np.take(idx, [k - 1], axis=dim)
             if not keepdim:
@@ -146,12 +192,31 @@ class Kthvalue(BuiltinFunction):
         return _scatter_back(g, idx, ctx.shape, ctx.dim, ctx.keepdim), None, None, None
 
 
+def _kth_ties(x, vals, idx, k, dim):
+    """Where the k-th value is tied, the index PyTorch's quickselect returns (rewrites
+    ``idx`` at position k - 1)."""
+    n = x.shape[dim]
+    if n > _REPLAY_LIMIT:
+        return
+    from ._select_order import quick_select, ranks
+    srows, xrows = _rows(vals, dim), _rows(x, dim)
+    kth = srows[:, k - 1:k]
+    same = (srows == kth)
+    if x.dtype.kind in "fc":
+        same |= np.isnan(srows) & np.isnan(kth)
+    for r in np.nonzero(same.sum(axis=1) > 1)[0]:
+        row_idx = _rows(idx, dim)[r].copy()
+        row_idx[k - 1] = quick_select(ranks(xrows[r], False), k - 1)
+        _put_rows(idx, dim, r, row_idx)
+
+
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """The ``k``-th smallest element along ``dim`` (1-based) and its index."""
+    no_complex(input, '"kthvalue_cpu" not implemented for \'{T}\'', NotImplementedError)
     d = wrap_dim(dim, input.ndim)
     n = input._data.shape[d] if input.ndim else 1
     if k < 1 or k > n:
-        raise IndexError(f"kthvalue(): selected number k out of range for dimension {d}")
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     return return_types.kthvalue(*Kthvalue.apply(input, int(k), d, bool(keepdim)))
 
 
@@ -229,6 +294,8 @@ class NanmedianAll(MedianAll):
 
 
 def median(input, dim=None, keepdim=False, *, out=None):
+    kernel = "median_cpu" if dim is None else "median_out"
+    no_complex(input, f'"{kernel}" not implemented for ' + "'{T}'")
     """The lower median (of all elements, or along ``dim`` with its index).
 
     >>> import numtorch as torch
@@ -241,6 +308,8 @@ def median(input, dim=None, keepdim=False, *, out=None):
 
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None):
+    kernel = "median_cpu" if dim is None else "median_out"
+    no_complex(input, f'"{kernel}" not implemented for ' + "'{T}'")
     """``median`` ignoring NaN values."""
     if dim is None:
         return NanmedianAll.apply(input)
@@ -284,6 +353,10 @@ def _mode_arrays(x, dim):
     vals = np.empty(flat.shape[0], x.dtype)
     idx = np.empty(flat.shape[0], np.int64)
     for r, row in enumerate(flat):
+        if n <= _REPLAY_LIMIT // 5:  # a full sort per row: a lower limit
+            idx[r] = _mode_index(row)
+            vals[r] = row[idx[r]]
+            continue
         uniq, counts = np.unique(row, return_counts=True)
         best = uniq[np.argmax(counts)]  # np.unique sorts, argmax takes the first: smallest
         vals[r] = best
@@ -294,8 +367,26 @@ def _mode_arrays(x, dim):
             np.moveaxis(idx.reshape(shape), -1, dim))
 
 
+def _mode_index(row):
+    """PyTorch's mode: ``std::sort`` the (value, index) pairs by value (not stable; NaN
+    compares false both ways), then the first longest run of equal values wins, and its last
+    pair gives the index."""
+    from ._select_order import sort_order
+    values = row.tolist()
+    order = sort_order(values)
+    best, best_len, run = 0, 0, 0
+    for pos, i in enumerate(order):
+        run += 1
+        if pos == len(order) - 1 or values[i] != values[order[pos + 1]]:
+            if run > best_len:
+                best, best_len = i, run
+            run = 0
+    return best
+
+
 def mode(input, dim=-1, keepdim=False, *, out=None):
     """The most frequent value along ``dim`` and the index of its last occurrence."""
+    no_complex(input, '"mode_cpu" not implemented for \'{T}\'', NotImplementedError)
     d = wrap_dim(dim, input.ndim)
     return return_types.mode(*Mode.apply(input, d, bool(keepdim)))
 
@@ -317,6 +408,8 @@ def _quantile_checks(input, q, interpolation, op):
             raise RuntimeError(f"{op}() q must be a scalar or 1D tensor")
         qv = q._data
     else:
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"{op}() q must be in the range [0, 1] but got {q}")
         qv = np.asarray(q, input._data.dtype)
     if qv.size and (np.any(qv < 0) or np.any(qv > 1)):
         raise RuntimeError(f"{op}() q values must be in the range [0, 1]")
@@ -394,9 +487,12 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct elements (or slices along ``dim``), sorted; optionally the inverse
     indices and the counts."""
+    no_complex(input, '"unique" not implemented for \'{T}\'', NotImplementedError)
     x = input._data
     if dim is None:
-        vals, inv, counts = np.unique(x.reshape(-1), return_inverse=True, return_counts=True)
+        # NOTE: NaN != NaN, so each NaN stays a value of its own, as in PyTorch
+        vals, inv, counts = np.unique(x.reshape(-1), return_inverse=True, return_counts=True,
+                                      equal_nan=False)
         inv = inv.reshape(x.shape)
     else:
         d = wrap_dim(dim, x.ndim)

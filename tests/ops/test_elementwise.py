@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import numtorch
-from helpers import check_error, check_op, check_same, numerical_grad_check
+from helpers import check_error, check_op, check_same, check_same_outcome, numerical_grad_check
 
 _rng = np.random.default_rng(0)
 
@@ -348,3 +348,91 @@ def test_div_grad_fn_name_and_no_tensor_rsub():
     x = lambda lib: lib.ones(2, requires_grad=True)
     check_same(lambda lib: (x(lib).div(x(lib), rounding_mode=None).grad_fn.name(),
                             lib.div(x(lib), 2).grad_fn.name(), hasattr(x(lib), "rsub")))
+
+
+# ---- found by sweeping scripts against torch ---------------------------------------------
+def test_float_remainder_keeps_fmod_zero_sign(torch):
+    check_same(lambda lib: lib.remainder(lib.tensor([0.0, -0.0, 5.0, -5.0, 2.5, 1.0]), -2.5)
+               .tolist(), exact=True)
+    check_same(lambda lib: str(lib.remainder(lib.tensor([0.0, -0.0, 5.0]), 2.5)), exact=True)
+    check_same(lambda lib: str(lib.tensor([-3.5, 3.5]) % lib.tensor([2.0, -2.0])), exact=True)
+
+
+ALPHA_ERRORS = [
+    ("int-float-alpha", lambda lib: lib.add(lib.tensor([1]), lib.tensor([1]), alpha=0.5)),
+    ("int-float-alpha-integral", lambda lib: lib.add(lib.tensor([1]), 1, alpha=2.0)),
+    ("sub-int-float-alpha", lambda lib: lib.sub(lib.tensor([1]), 1, alpha=0.5)),
+    ("bool-alpha", lambda lib: lib.add(lib.tensor([1]), lib.tensor([1]), alpha=True)),
+    ("complex-alpha", lambda lib: lib.add(lib.tensor([1.0]), 1, alpha=2j)),
+    ("method-alpha", lambda lib: lib.tensor([1]).add(lib.tensor([1]), alpha=0.5)),
+    ("isclose-dtypes", lambda lib: lib.isclose(lib.tensor([1]), lib.tensor([1.0]))),
+    ("allclose-dtypes", lambda lib: lib.allclose(lib.tensor([1.0]),
+                                                 lib.tensor([1.0], dtype=lib.float64))),
+    ("isclose-shapes", lambda lib: lib.isclose(lib.tensor([1.0, 2.0]), lib.ones(3))),
+]
+
+
+@pytest.mark.parametrize("name, fn", ALPHA_ERRORS, ids=[c[0] for c in ALPHA_ERRORS])
+def test_alpha_and_isclose_errors(name, fn):
+    check_error(fn)
+
+
+def test_float_alpha_on_float_result(torch):
+    check_same(lambda lib: lib.add(lib.tensor([1]), lib.tensor([1.0]), alpha=0.5))
+    check_same(lambda lib: lib.isclose(lib.tensor([[1.0, 2.0]]), lib.tensor([[1.0], [2.0]])))
+
+
+MORE_ERRORS = [
+    ("lt-broadcast", lambda lib: lib.ones(2, 3) < lib.ones(3, 2)),
+    ("eq-broadcast", lambda lib: lib.eq(lib.ones(2, 3), lib.ones(3, 2))),
+    ("logical_and-broadcast", lambda lib: lib.logical_and(lib.ones(2, 3), lib.ones(3, 2))),
+    ("bitwise-broadcast", lambda lib: lib.ones(2, 3, dtype=lib.int64) & lib.ones(3, 2,
+                                                                                 dtype=lib.int64)),
+    ("lerp-broadcast", lambda lib: lib.ones(2).lerp(lib.ones(2), lib.ones(3))),
+    ("lerp-int", lambda lib: lib.ones(2, dtype=lib.int64).lerp(lib.ones(2, dtype=lib.int64),
+                                                                0.5)),
+    ("lerp-int-tensor", lambda lib: lib.ones(2, dtype=lib.int64).lerp(
+        lib.ones(2, dtype=lib.int64), lib.ones(2, dtype=lib.int64))),
+    ("lerp-end-dtype", lambda lib: lib.ones(2).lerp(lib.ones(2, dtype=lib.float64), 0.5)),
+    ("lerp-weight-dtype", lambda lib: lib.ones(2).lerp(lib.ones(2),
+                                                       lib.ones(2, dtype=lib.float64))),
+]
+
+
+@pytest.mark.parametrize("name, fn", MORE_ERRORS, ids=[c[0] for c in MORE_ERRORS])
+def test_more_sweep_errors(name, fn):
+    check_error(fn)
+
+
+def test_lerp_is_exact_at_the_ends(torch):
+    """PyTorch's two-sided formula: weight 1 gives ``end`` exactly."""
+    check_same(lambda lib: lib.lerp(lib.tensor([0.1, 0.2]), lib.tensor([0.7, 0.9]), 1.0)
+               .tolist(), exact=True)
+    check_same(lambda lib: lib.lerp(lib.tensor([0.1, 0.2]), lib.tensor([0.7, 0.9]),
+                                    lib.tensor([1.0, 0.6])).tolist(), exact=True)
+
+
+BOOL_INT_CASES = [
+    ("floor-bool", lambda lib: lib.floor(lib.tensor([True, False]))),
+    ("ceil-bool-method", lambda lib: lib.tensor([True, False]).ceil()),
+    ("abs-bool", lambda lib: lib.abs(lib.tensor([True]))),
+    ("frac-bool", lambda lib: lib.frac(lib.tensor([True]))),
+    ("relu-bool", lambda lib: lib.relu(lib.tensor([True]))),
+    ("round-bool", lambda lib: lib.round(lib.tensor([True]))),
+    ("round-int-decimals0", lambda lib: lib.round(lib.tensor([5, 15]), decimals=0)),
+    ("round-int-decimals1", lambda lib: lib.round(lib.tensor([5, 15]), decimals=1)),
+    ("round-int", lambda lib: lib.tensor([5, 15]).round()),
+    ("round-float-decimals0", lambda lib: lib.tensor([1.25, 15.5]).round(decimals=0)),
+    ("clamp-bool-int", lambda lib: lib.clamp(lib.tensor([True, False]), min=0)),
+    ("clamp-bool-bool", lambda lib: lib.clamp(lib.tensor([True, False]), min=True)),
+    ("clamp-bool-both", lambda lib: lib.clamp(lib.tensor([True, False]), False, True)),
+    ("fmod-int-zero", lambda lib: lib.fmod(lib.tensor([1]), 0)),
+    ("fmod-float-zero", lambda lib: lib.fmod(lib.tensor([1.0]), 0)),
+    ("isclose-negative-rtol", lambda lib: lib.isclose(lib.ones(1), lib.ones(1), rtol=-0.5)),
+    ("allclose-negative-atol", lambda lib: lib.allclose(lib.ones(1), lib.ones(1), atol=-1e-5)),
+]
+
+
+@pytest.mark.parametrize("name, fn", BOOL_INT_CASES, ids=[c[0] for c in BOOL_INT_CASES])
+def test_bool_int_edge_cases(name, fn):
+    check_same_outcome(fn)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import numtorch
-from helpers import check_error, check_op, check_same, numerical_grad_check
+from helpers import check_error, check_op, check_same, check_same_outcome, numerical_grad_check
 
 _rng = np.random.default_rng(3)
 X = _rng.uniform(-2, 2, size=(3, 4, 5)).astype(np.float32)
@@ -179,3 +179,117 @@ NO_GRAD = ("scatter-multiply", "scatter-add-value", "scatter_add-small-index")
                          ids=[c[0] for c in OPINFO_FIXES])
 def test_opinfo_fixes(name, fn, inputs):
     check_op(fn, *inputs, grad=name not in NO_GRAD)
+
+
+# ---- errors found by sweeping scripts against torch: masks, index broadcasting, bounds ------
+def _cube(lib):
+    return lib.zeros(3, 4, 5)
+
+
+SWEEP_INDEX_ERRORS = [
+    ("mask-after-slice", lambda lib: _cube(lib)[:, lib.tensor([True, False, True])]),
+    ("mask-after-int", lambda lib: _cube(lib)[0, lib.tensor([True, True])]),
+    ("mask-after-none", lambda lib: _cube(lib)[None, 1, lib.tensor([True, False, True])]),
+    ("mask-after-ellipsis", lambda lib: _cube(lib)[..., lib.tensor([True])]),
+    ("mask-2d", lambda lib: _cube(lib)[:, lib.ones(4, 4, dtype=lib.bool)]),
+    ("index-broadcast", lambda lib: _cube(lib)[[0, 1], [1, 2, 0]]),
+    ("index-broadcast-2d", lambda lib: _cube(lib)[lib.tensor([[0, 1]]), lib.tensor([0, 1, 2])]),
+    ("gather-oob", lambda lib: lib.gather(lib.zeros(3, 4), 1, lib.tensor([[5]]))),
+    ("gather-negative", lambda lib: lib.gather(lib.zeros(3, 4), 1, lib.tensor([[-1]]))),
+    ("scatter-oob", lambda lib: lib.zeros(3, 4).scatter(0, lib.tensor([[3]]), 1.0)),
+    ("scatter_add-negative", lambda lib: lib.zeros(3, 4).scatter_add(
+        1, lib.tensor([[-1]]), lib.ones(1, 1))),
+    ("scatter_reduce-oob", lambda lib: lib.zeros(3, 4).scatter_reduce(
+        1, lib.tensor([[4]]), lib.ones(1, 1), "sum")),
+    ("index_select-dim0", lambda lib: lib.zeros(3, 4).index_select(0, lib.tensor([3]))),
+    ("index_select-negative", lambda lib: lib.zeros(3, 4).index_select(0, lib.tensor([-1]))),
+    ("index_select-dim1", lambda lib: lib.zeros(3, 4).index_select(1, lib.tensor([9]))),
+    ("index_add-negative", lambda lib: lib.zeros(3, 4).index_add(
+        0, lib.tensor([-1]), lib.ones(1, 4))),
+    ("index_copy-oob", lambda lib: lib.zeros(3, 4).index_copy(
+        0, lib.tensor([3]), lib.ones(1, 4))),
+    ("index_fill-oob", lambda lib: lib.zeros(3, 4).index_fill(0, lib.tensor([-4]), 2.0)),
+    ("put-negative", lambda lib: lib.zeros(3, 4).put(lib.tensor([0, -20]), lib.ones(2))),
+]
+
+
+@pytest.mark.parametrize("name, fn", SWEEP_INDEX_ERRORS, ids=[c[0] for c in SWEEP_INDEX_ERRORS])
+def test_sweep_index_errors(name, fn):
+    check_error(fn)
+
+
+def test_index_mask_setitem_error_matches(torch):
+    def put(lib):
+        x = _cube(lib)
+        x[:, lib.tensor([True, False, True])] = 1.0
+    check_error(put)
+
+
+def test_index_fill_wraps_negative(torch):
+    check_same(lambda lib: lib.zeros(3, 4).index_fill(1, lib.tensor([-1]), 2.0))
+
+
+def test_index_select_float_index_error(torch):
+    check_error(lambda lib: lib.tensor([1.0, 2.0]).index_select(0, lib.tensor([0.0])))
+
+
+# ---- index_put / scatter / gather checks, in PyTorch's order and words ----------------------
+def _put(key, value):
+    def fn(lib):
+        x = lib.zeros(3, 4)
+        x[key(lib)] = value(lib)
+        return x
+    return fn
+
+
+PUT_CASES = [
+    ("list-long-value", _put(lambda lib: [0], lambda lib: lib.tensor([1, 2, 3, 4]))),
+    ("mask-0d-double", _put(lambda lib: lib.ones(3, 4, dtype=lib.bool),
+                            lambda lib: lib.tensor(1, dtype=lib.float64))),
+    ("mask-1elem-long", _put(lambda lib: lib.tensor([True, False, True]),
+                             lambda lib: lib.tensor([5]))),
+    ("list-bool-value", _put(lambda lib: ([0, 1], [1, 2]), lambda lib: lib.tensor([True, False]))),
+    ("basic-long-value", _put(lambda lib: 0, lambda lib: lib.tensor([1, 2, 3, 4]))),
+    ("index_put-dtype", lambda lib: lib.zeros(3, 4).index_put((lib.tensor([0]),),
+                                                              lib.tensor([1, 2, 3, 4]))),
+    ("index_put-shape-first", lambda lib: lib.zeros(3, 4).index_put(
+        (lib.tensor([0]),), lib.tensor([1.0, 2.0], dtype=lib.float64))),
+    ("index_put-too-many", lambda lib: lib.zeros(3, 4).index_put(
+        (lib.tensor([0]), lib.tensor([0]), lib.tensor([0])), lib.tensor(1.0))),
+    ("masked_scatter-short", lambda lib: lib.zeros(3, 4).masked_scatter(
+        lib.ones(3, 4, dtype=lib.bool), lib.arange(5.0))),
+    ("masked_scatter-dtype", lambda lib: lib.zeros(3, 4).masked_scatter(
+        lib.ones(3, 4, dtype=lib.bool), lib.arange(12))),
+    ("masked_scatter-mask", lambda lib: lib.zeros(3, 4).masked_scatter(
+        lib.ones(3, 4, dtype=lib.int32), lib.arange(12.0))),
+    ("scatter-ndim", lambda lib: lib.zeros(3, 4).scatter(1, lib.tensor([0]), 1.0)),
+    ("scatter-src-ndim", lambda lib: lib.zeros(3, 4).scatter(1, lib.tensor([[0, 1]]),
+                                                             lib.ones(1))),
+    ("scatter-index-large", lambda lib: lib.zeros(3, 4).scatter(1, lib.tensor([[0]] * 4),
+                                                                lib.ones(4, 1))),
+    ("scatter_add-src-small", lambda lib: lib.zeros(3, 4).scatter_add(
+        1, lib.tensor([[0, 1]]), lib.ones(1, 1))),
+    ("gather-index-large", lambda lib: lib.gather(lib.zeros(3, 4), 1, lib.tensor([[0]] * 4))),
+    ("einsum-dtypes", lambda lib: lib.einsum("ij,jk->ik", lib.ones(2, 3),
+                                             lib.ones(3, 2, dtype=lib.float64))),
+    ("einsum-no-operands", lambda lib: lib.einsum("ij->ji")),
+]
+
+
+@pytest.mark.parametrize("name, fn", PUT_CASES, ids=[c[0] for c in PUT_CASES])
+def test_put_scatter_gather_checks(name, fn):
+    check_same_outcome(fn)
+
+
+LIST_KEYS = [[0, slice(None)], [0, None], [0, Ellipsis], [[0, 1], [1, 2]], [[0, 1]], [0, 1],
+             [True, False, True]]
+
+
+@pytest.mark.parametrize("key", LIST_KEYS, ids=[str(k) for k in LIST_KEYS])
+def test_list_key_is_a_tuple_when_it_holds_sequences(torch, key):
+    """PyTorch's legacy rule: a short list holding a sequence, slice, None or ... is a
+    tuple of indices (with a deprecation warning)."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_same_outcome(lambda lib: lib.arange(12).view(3, 4)[key])

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import numtorch
-from helpers import check_error, check_op, numerical_grad_check
+from helpers import check_error, check_op, check_same, numerical_grad_check
 
 _rng = np.random.default_rng(4)
 
@@ -228,3 +228,99 @@ def test_linear_folds_contiguous_input_into_addmm(shape, torch):
 ], ids=["vector-weight-with-bias", "folded-shape-mismatch"])
 def test_linear_errors(fn):
     check_error(fn)
+
+
+# ---- found by sweeping scripts against torch ---------------------------------------------
+LINALG_ERRORS = [
+    ("cross-len2", lambda lib: lib.linalg.cross(lib.ones(3, 2), lib.ones(3, 2))),
+    ("cross-ndim", lambda lib: lib.linalg.cross(lib.ones(2, 3), lib.ones(3))),
+    ("cross-dtype", lambda lib: lib.linalg.cross(lib.ones(3), lib.ones(3, dtype=lib.float64))),
+    ("cross-dim", lambda lib: lib.cross(lib.ones(2, 4), lib.ones(2, 4), dim=1)),
+    ("norm-3d-ord", lambda lib: lib.linalg.norm(lib.ones(2, 2, 2), ord=2)),
+    ("norm-0d-ord", lambda lib: lib.linalg.norm(lib.tensor(2.0), ord=1)),
+    ("cholesky-minor-2", lambda lib: lib.linalg.cholesky(lib.tensor([[1.0, 2.0], [2.0, 1.0]]))),
+    ("cholesky-minor-3", lambda lib: lib.linalg.cholesky(lib.diag(lib.tensor([1.0, 1, -1])))),
+    ("cholesky-batch", lambda lib: lib.linalg.cholesky(
+        lib.tensor([[[4.0, 2.0], [2.0, 3.0]], [[1.0, 2.0], [2.0, 1.0]]]))),
+]
+
+
+@pytest.mark.parametrize("name, fn", LINALG_ERRORS, ids=[c[0] for c in LINALG_ERRORS])
+def test_sweep_linalg_errors(name, fn):
+    check_error(fn)
+
+
+def test_cross_default_dim_is_first_of_size_3(torch):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_same(lambda lib: lib.cross(lib.ones(3, 2), lib.arange(6.0).view(3, 2)))
+
+
+DET_MATRICES = [[[1.0, 2], [3, 4]], [[3.0, -1], [4, -1]], [[4.0, 1], [2, 3]],
+                [[2.0, 0, 0], [0, 2, 0], [0, 0, 2]], [[1.0, 2, 3], [4, 5, 6], [7, 8, 10]],
+                [[0.0, 1], [1, 0]],
+                [[1.0, 2], [2, 4]]]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("m", DET_MATRICES)
+def test_det_prints_as_torch(torch, m, dtype):
+    """det is the product of LAPACK's LU of the column-major copy, not exp(log|det|): an
+    integer determinant prints as torch prints it ('8.' rather than '8.0000').
+
+    NOTE: not every matrix: MKL's fused multiply-adds round a few (~4% of small integer
+    matrices, e.g. [[-5, -3], [-3, 3]] in float64) differently from NumPy's elimination."""
+    check_same(lambda lib: str(lib.linalg.det(lib.tensor(m, dtype=getattr(lib, dtype)))),
+               exact=True)
+    check_same(lambda lib: str(lib.det(lib.tensor(m, dtype=getattr(lib, dtype)).T)),
+               exact=True)
+
+
+def test_det_batched_and_empty(torch):
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((3, 4, 4))
+    check_same(lambda lib: lib.linalg.det(lib.tensor(a)))
+    check_same(lambda lib: lib.linalg.det(lib.zeros(2, 0, 0)))
+    check_same(lambda lib: lib.linalg.det(lib.zeros(3, 3)))
+
+
+SOLVE_INV_ERRORS = [
+    ("solve-vector-rows", lambda lib: lib.linalg.solve(lib.ones(2, 2), lib.ones(3))),
+    ("solve-matrix-rows", lambda lib: lib.linalg.solve(lib.ones(2, 2), lib.ones(3, 2))),
+    ("solve-singular-batch", lambda lib: lib.linalg.solve(lib.zeros(2, 2, 2), lib.ones(2))),
+    ("inv-second-pivot", lambda lib: lib.linalg.inv(lib.ones(3, 3))),
+    ("inv-first-pivot", lambda lib: lib.linalg.inv(lib.tensor([[0.0, 1], [0, 1]]))),
+    ("inv-batch", lambda lib: lib.linalg.inv(lib.stack([lib.eye(2), lib.ones(2, 2)]))),
+    ("outer-2d", lambda lib: lib.outer(lib.ones(2), lib.ones(2, 2))),
+]
+
+
+@pytest.mark.parametrize("name, fn", SOLVE_INV_ERRORS, ids=[c[0] for c in SOLVE_INV_ERRORS])
+def test_solve_inv_errors(name, fn):
+    check_error(fn)
+
+
+EX_CASES = [
+    ("inv_ex", lambda lib: lib.linalg.inv_ex(lib.tensor([[4.0, 1.0], [2.0, 3.0]]))),
+    ("inv_ex-info", lambda lib: lib.linalg.inv_ex(lib.ones(2, 2)).info),
+    ("inv_ex-check", lambda lib: lib.linalg.inv_ex(lib.ones(2, 2), check_errors=True)),
+    ("cholesky_ex", lambda lib: lib.linalg.cholesky_ex(lib.tensor([[4.0, 2.0], [2.0, 3.0]]))),
+    ("cholesky_ex-info", lambda lib: lib.linalg.cholesky_ex(
+        lib.tensor([[1.0, 2.0], [2.0, 1.0]])).info),
+    ("matrix_power-int", lambda lib: lib.linalg.matrix_power(lib.tensor([[1, 1], [1, 0]]), 10)),
+    ("matrix_power-int-0", lambda lib: lib.linalg.matrix_power(lib.tensor([[1, 1], [1, 0]]), 0)),
+    ("matrix_power-int-neg", lambda lib: lib.linalg.matrix_power(lib.tensor([[1, 1], [1, 0]]),
+                                                                 -1)),
+]
+
+
+@pytest.mark.parametrize("name, fn", EX_CASES, ids=[c[0] for c in EX_CASES])
+def test_ex_variants_and_int_matrix_power(name, fn):
+    from helpers import check_same_outcome
+    check_same_outcome(fn)
+
+
+def test_ex_variants_repr(torch):
+    check_same(lambda lib: repr(lib.linalg.inv_ex(lib.eye(2))), exact=True)
+    check_same(lambda lib: repr(lib.linalg.cholesky_ex(lib.eye(2))), exact=True)

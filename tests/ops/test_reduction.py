@@ -193,3 +193,57 @@ OPINFO_FIXES = [
                          ids=[c[0] for c in OPINFO_FIXES])
 def test_opinfo_fixes(fn, inputs):
     check_op(fn, *inputs)
+
+
+# ---- found by sweeping scripts against torch ---------------------------------------------
+@pytest.mark.parametrize("op", ["var", "std", "var_mean", "std_mean"])
+def test_no_degrees_of_freedom_warns(torch, op):
+    import warnings
+    for lib in (numtorch, torch):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            getattr(lib, op)(lib.ones(2, 1), 1)
+        assert [str(w.message).split(" (Triggered")[0] for w in caught] == [
+            f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "reduction factor (input numel divided by output numel)."]
+        assert caught[0].filename == __file__  # points at the caller, as torch's does
+
+
+def test_complex_to_real_cast_warns_at_caller():
+    with pytest.warns(UserWarning, match="Casting complex values to real discards") as rec:
+        numtorch.tensor([1 + 2j]).float()
+    assert rec[0].filename == __file__
+    numtorch.tensor([1j, 0]).bool()  # no warning: bool tests for nonzero
+
+
+REDUCTION_ERRORS = [
+    ("bincount-float", lambda lib: lib.bincount(lib.tensor([1.0]))),
+    ("bincount-bool", lambda lib: lib.bincount(lib.tensor([True]))),
+    ("quantile-scalar-q", lambda lib: lib.quantile(lib.ones(3), 1.5)),
+    ("kthvalue-k", lambda lib: lib.ones(3).kthvalue(4)),
+]
+
+
+@pytest.mark.parametrize("name, fn", REDUCTION_ERRORS, ids=[c[0] for c in REDUCTION_ERRORS])
+def test_more_reduction_errors(name, fn):
+    check_error(fn)
+
+
+REDUCTION_EDGE = [
+    ("all-empty-dims", lambda lib: lib.tensor([[1.0, 0.0], [3.0, 4.0]]).all(dim=())),
+    ("any-empty-dims", lambda lib: lib.tensor([[1.0, 0.0], [3.0, 4.0]]).any(())),
+    ("amax-empty-dim", lambda lib: lib.zeros(0, 3).amax(0)),
+    ("amin-empty-all", lambda lib: lib.zeros(0, 3).amin()),
+    ("amax-empty-other-dim", lambda lib: lib.zeros(0, 3).amax(1)),
+    ("aminmax-empty-dim", lambda lib: lib.zeros(0, 3).aminmax(dim=0)),
+    ("softmax-long-dim0", lambda lib: lib.softmax(lib.ones(2, 2, dtype=lib.int64), 0)),
+    ("log_softmax-long-last", lambda lib: lib.log_softmax(lib.ones(2, 2, dtype=lib.int64), 1)),
+    ("mean-int-dtype", lambda lib: lib.ones(2).mean(dtype=lib.int32)),
+    ("nanmean-int", lambda lib: lib.ones(2, dtype=lib.int64).nanmean()),
+]
+
+
+@pytest.mark.parametrize("name, fn", REDUCTION_EDGE, ids=[c[0] for c in REDUCTION_EDGE])
+def test_reduction_edge_cases(name, fn):
+    from helpers import check_same_outcome
+    check_same_outcome(fn)

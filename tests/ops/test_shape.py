@@ -197,3 +197,93 @@ OPINFO_FIXES = [
                          ids=[c[0] for c in OPINFO_FIXES])
 def test_opinfo_fixes(fn, inputs):
     check_op(fn, *inputs)
+
+
+# ---- found by sweeping scripts against torch ---------------------------------------------
+SHAPE_ERRORS = [
+    ("broadcast_shapes", lambda lib: lib.broadcast_shapes((2, 1), (3, 3))),
+    ("broadcast_shapes-3", lambda lib: lib.broadcast_shapes((1, 2), (3, 1), (4,))),
+    ("broadcast_shapes-negative", lambda lib: lib.broadcast_shapes((-1,), (2,))),
+    ("reshape-empty-ambiguous", lambda lib: lib.zeros(0, 3).reshape(-1, 0)),
+    ("tril-1d", lambda lib: lib.tril(lib.ones(3))),
+    ("triu_-1d", lambda lib: lib.ones(3).triu_()),
+    ("view-dtype-0d", lambda lib: lib.tensor(5, dtype=lib.int32).view(lib.int64)),
+    ("view-dtype-size", lambda lib: lib.zeros(2, 3, dtype=lib.int32).view(lib.int64)),
+    ("view-dtype-stride", lambda lib: lib.zeros(4, 2, dtype=lib.int32).t().view(lib.int64)),
+    ("view-dtype-offset", lambda lib: lib.zeros(2, 4, dtype=lib.int32)[:, 1:3]
+     .view(lib.int64)),
+    ("repeat_interleave-negative", lambda lib: lib.repeat_interleave(lib.tensor([2, -1]))),
+    ("repeat_interleave-2d", lambda lib: lib.repeat_interleave(lib.tensor([[2, 1]]))),
+    ("repeat_interleave-size", lambda lib: lib.tensor([1, 2]).repeat_interleave(
+        lib.tensor([2, 1, 1]))),
+    ("repeat_interleave-scalar", lambda lib: lib.tensor([1, 2]).repeat_interleave(-1)),
+]
+
+
+@pytest.mark.parametrize("name, fn", SHAPE_ERRORS, ids=[c[0] for c in SHAPE_ERRORS])
+def test_sweep_shape_errors(name, fn):
+    check_error(fn)
+
+
+SHAPE_RESULTS = [
+    ("broadcast_shapes", lambda lib: lib.broadcast_shapes((2, 1), [3], 1, ())),
+    ("view-dtype-grow", lambda lib: lib.arange(8, dtype=lib.int32).view(2, 4).view(lib.int64)),
+    ("view-dtype-shrink", lambda lib: lib.arange(4).view(2, 2)[:, :1].view(lib.int8)),
+    ("view-dtype-float", lambda lib: lib.tensor([1.0, 2.0]).view(lib.float64)),
+    ("repeat_interleave-counts", lambda lib: lib.repeat_interleave(lib.tensor([2, 0, 1]))),
+]
+
+
+@pytest.mark.parametrize("name, fn", SHAPE_RESULTS, ids=[c[0] for c in SHAPE_RESULTS])
+def test_sweep_shape_results(name, fn):
+    check_same(fn)
+
+
+def test_view_dtype_shares_memory(torch):
+    def write(lib):
+        x = lib.arange(8, dtype=lib.int32).view(2, 4)
+        x[:, :2].view(lib.int64)[0, 0] = 0
+        return x
+    check_same(write)
+
+
+NARROW_TILE = [
+    ("narrow-start-high", lambda lib: lib.ones(3).narrow(0, 4, 1)),
+    ("narrow-start-low", lambda lib: lib.ones(3).narrow(0, -4, 1)),
+    ("narrow-length-negative", lambda lib: lib.ones(3).narrow(0, 1, -1)),
+    ("narrow-too-long", lambda lib: lib.ones(3).narrow(0, 2, 5)),
+]
+
+
+@pytest.mark.parametrize("name, fn", NARROW_TILE, ids=[c[0] for c in NARROW_TILE])
+def test_narrow_errors(name, fn):
+    check_error(fn)
+
+
+def test_tile_int_and_narrow_negative_start(torch):
+    check_same(lambda lib: lib.ones(2, 3).tile(0))
+    check_same(lambda lib: lib.arange(6).view(2, 3).tile(2))
+    check_same(lambda lib: lib.arange(3).narrow(0, -3, 2))
+
+
+SHAPE_ERRORS_2 = [
+    ("movedim-count", lambda lib: lib.zeros(2, 3, 4).movedim((0, 1), (1,))),
+    ("movedim-repeat-src", lambda lib: lib.zeros(2, 3, 4).movedim((0, 0), (1, 2))),
+    ("movedim-repeat-dst", lambda lib: lib.zeros(2, 3, 4).movedim((0, 1), (2, 2))),
+    ("unflatten-empty", lambda lib: lib.zeros(2, 3, 4).unflatten(1, ())),
+    ("cat-tensor", lambda lib: lib.cat(lib.zeros(2, 3))),
+    ("stack-tensor", lambda lib: lib.stack(lib.zeros(2, 3))),
+    ("split-negative", lambda lib: lib.zeros(2, 3).split(-1)),
+    ("split-sizes-negative", lambda lib: lib.zeros(2, 3).split([1, -1, 2])),
+    ("repeat-negative", lambda lib: lib.zeros(2, 3, 4).repeat(1, 1, -1)),
+    ("roll-align", lambda lib: lib.zeros(2, 3).roll((1, 2), (0,))),
+    ("roll-empty", lambda lib: lib.zeros(2, 3).roll((), ())),
+    ("diagonal-same", lambda lib: lib.zeros(2, 3).diagonal(0, 1, -1)),
+    ("view-float", lambda lib: lib.zeros(2, 3).view(3, 2.0)),
+    ("reshape-none", lambda lib: lib.zeros(2, 3).reshape(6, None)),
+]
+
+
+@pytest.mark.parametrize("name, fn", SHAPE_ERRORS_2, ids=[c[0] for c in SHAPE_ERRORS_2])
+def test_sweep_shape_errors_2(name, fn):
+    check_error(fn)
