@@ -1,12 +1,14 @@
 """``torch.autograd``: ``backward``, ``grad``, ``Function`` and grad-mode switches."""
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
-                        is_grad_enabled, is_inference_mode_enabled)
+                        is_grad_enabled, is_inference_mode_enabled, set_multithreading_enabled,
+                        is_multithreading_enabled)
 from .function import Function, FunctionCtx, once_differentiable, InplaceFunction
 from . import graph, function, grad_mode
 from ._api import backward, grad, Variable
 
 __all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_grad",
-           "set_grad_enabled", "inference_mode", "once_differentiable", "Variable"]
+           "set_grad_enabled", "inference_mode", "once_differentiable", "Variable",
+           "set_multithreading_enabled"]
 
 
 def __getattr__(name):

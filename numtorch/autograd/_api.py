@@ -1,4 +1,6 @@
 """``autograd.backward`` and ``autograd.grad``: argument checking around the engine."""
+import warnings
+
 from .engine import run_backward
 from .graph import GradientEdge
 
@@ -85,6 +87,20 @@ def _roots(outputs):
     return roots
 
 
+def _check_batched_shapes(outputs, grads):
+    """PyTorch's message when a batched cotangent (batch dim first) mismatches its output."""
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if isinstance(out, Tensor) and isinstance(g, Tensor) and g.dim() and \
+                tuple(g.shape[1:]) != tuple(out.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions are "
+                "expected to match the shape of corresponding output, but a mismatch was "
+                f"detected: grad_output[{i}] has a shape of {g.shape[1:]} and output[{i}] has "
+                f"a shape of {out.shape}. If you only want some tensors in `grad_output` to be "
+                "considered batched, consider using vmap.")
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
     """Accumulate gradients of ``tensors`` into the ``.grad`` of the graph's leaves.
@@ -140,7 +156,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     >>> torch.autograd.grad(x ** 2, x)
     (tensor(6.),)
     """
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to "
+                      "True). To accumulate gradient for other parts of the graph, please use "
+                      "torch.autograd.backward.", FutureWarning, stacklevel=2)
     if is_grads_batched:  # vmap over dim 0 of the cotangents (numtorch.func._vmap)
+        _check_batched_shapes(_as_tuple(outputs), _as_tuple(grad_outputs))
         from ..func._vmap import batched_grad
         return batched_grad(grad, outputs, inputs, grad_outputs, retain_graph, create_graph,
                             allow_unused, materialize_grads)
@@ -181,8 +202,35 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
-def Variable(data, requires_grad=False, volatile=False):
-    """Deprecated alias: returns ``data`` (a Tensor) with ``requires_grad`` set."""
-    if requires_grad:
-        data.requires_grad_(True)
-    return data
+class _VariableMeta(type):
+    """Makes every Tensor an instance of ``Variable`` (PyTorch's ``VariableMeta``)."""
+
+    def __instancecheck__(cls, other):
+        from .._tensor import Tensor
+        return isinstance(other, Tensor)
+
+    def __call__(cls, data=None, requires_grad=False, volatile=False):
+        from .._tensor import Tensor
+        from .. import _creation
+        if volatile:
+            warnings.warn("volatile was removed and now has no effect. Use `with "
+                          "torch.no_grad():` instead.", stacklevel=2)
+        if data is None:
+            data = _creation.empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        out = data.detach()   # a new tensor on the same data, as PyTorch's legacy constructor
+        return out.requires_grad_(True) if requires_grad else out
+
+
+class Variable(metaclass=_VariableMeta):
+    """Deprecated: ``Variable(t, requires_grad)`` is a tensor sharing ``t``'s data, cut from
+    its graph; every Tensor is an instance of ``Variable``.
+
+    >>> import numtorch as torch
+    >>> torch.autograd.Variable(torch.ones(2), requires_grad=True)
+    tensor([1., 1.], requires_grad=True)
+    """
+
+
+Variable.__module__ = _VariableMeta.__module__ = "torch.autograd.variable"

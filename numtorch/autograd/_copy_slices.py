@@ -20,6 +20,7 @@ def replay_view(t, chain):
 class CopySlices(Node):
     """Backward of an in-place op applied to a view; its only output is the base."""
 
+    __module__ = "builtins"   # a C++ class in PyTorch
     __slots__ = ("fn", "fn_output_nr", "fn_input_nr", "chain", "base_meta")
     _n_outputs = 1
 

@@ -179,8 +179,68 @@ def apply_builtin(cls, args, level):
         out = cls.apply(*args)
         tangents = [get_tangent(a, level) if isinstance(a, Tensor) else None for a in args]
         t_out = _rule(cls)(cls, args, out, tangents)
+        if STATE.enabled and cls in _PRODUCT_RULES:
+            t_out = _with_zero_terms(cls, args, tangents, t_out)
     attach(out, t_out, level)
     return out
+
+
+# ---- zero tangents in products ---------------------------------------------------------------
+# NOTE: PyTorch's formulas for products (mul, the matmul family, addmm, and the ops without a
+# formula here, e.g. linear or conv) keep the term of an input without a tangent, with an
+# (efficient) zero tensor for it: ``0 * other_primal`` adds exactly nothing, but it makes the
+# tangent differentiable with respect to the other primals. So with parameters that require
+# grad, PyTorch's tangent has a grad_fn (``<AddBackward0>``) and backward through it gives those
+# parameters zero gradients. That term is the node below: the tangent's value passes unchanged.
+_PRODUCT_RULES = set()
+
+
+def _with_zero_terms(cls, args, tangents, t_out):
+    if _interpose.STATE.vmap_levels or not isinstance(t_out, Tensor):
+        return t_out
+    scalars_count = cls.__name__ == "Mul"   # a Python number is a wrapped tensor there
+    missing = [i for i, (a, t) in enumerate(zip(args, tangents)) if t is None and (
+        _float_tensor(a) or (scalars_count and type(a) in (int, float, complex)))]
+    if cls.__name__ == "Addmm":
+        missing = [i for i in missing if i in (1, 2)]   # the bias term has no primal
+    deps = [a for j, a in enumerate(args) if isinstance(a, Tensor) and a._rg and
+            any(i != j for i in missing)]
+    if not (deps or (missing and t_out._rg)):
+        return t_out
+    return _zero_term_op().apply(t_out, *deps)
+
+
+_ZERO_TERM = []
+
+
+def _zero_term_op():
+    """``t + 0 * primals`` with the zero exact (PyTorch's efficient zero tensor)."""
+    if not _ZERO_TERM:
+        from ..ops._base import BuiltinFunction
+
+        class ZeroTangentTerm(BuiltinFunction):
+            """out = t (plus exact zeros);  dt = g, dprimal = 0."""
+            _backward_name = "AddBackward0"
+
+            @staticmethod
+            def forward(ctx, t, *primals):
+                ctx.shapes = [(p.shape, p.dtype) for p in primals]
+                return t.copy()
+
+            @staticmethod
+            def backward(ctx, g):
+                from .. import _creation, _dtype
+                return (g,) + tuple(_creation.zeros(shape, dtype=_dtype._FROM_NP[dt])
+                                    for shape, dt in ctx.shapes)
+        register_rule(ZeroTangentTerm, _linear_first)
+        _ZERO_TERM.append(ZeroTangentTerm)
+    return _ZERO_TERM[0]
+
+
+def _linear_first(cls, args, out, tangents):
+    """The tangent of the zero-term node: its first input's (the primals add nothing)."""
+    t = tangents[0]
+    return t if t is not None else _zeros_like(args[0])
 
 
 _RULES = {}
@@ -191,7 +251,10 @@ def _rule(cls):
     r = _RULES.get(cls)
     if r is None:
         _install_rules()
-        r = next((_RULES[k] for k in cls.__mro__ if k in _RULES), _double_vjp)
+        r = next((_RULES[k] for k in cls.__mro__ if k in _RULES), None)
+        if r is None:
+            r = _double_vjp
+            _PRODUCT_RULES.add(cls)   # no formula: treated as PyTorch's product formulas
         _RULES[cls] = r
     return r
 
@@ -499,6 +562,14 @@ def _install_rules():
     for mod, table in _SPECIAL.items():
         for name, rule in table.items():
             put(mod, name, rule)
+    for mod, name in (("elementwise", "Mul"), ("linalg", "Addmm")):
+        cls = getattr(mods[mod], name, None)
+        if isinstance(cls, type):
+            _PRODUCT_RULES.add(cls)
+    for name in _MULTILINEAR["linalg"]:
+        cls = getattr(mods["linalg"], name, None)
+        if isinstance(cls, type):
+            _PRODUCT_RULES.add(cls)
     _RULES["_installed"] = True
 
 

@@ -73,11 +73,18 @@ def make_dual(tensor, tangent, *, level=None):
     ...     fwAD.make_dual(torch.ones(2), torch.zeros(2))
     tensor([1., 1.], tangent=tensor([0., 0.]))
     """
-    lvl = _level_id(level)
-    if lvl is None:
+    if level is None:
+        level = _current()
+    if level < 0:
         raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, "
                            "make sure to enter_dual_level() first.")
-    return make_dual_at(tensor, tangent, lvl, _current() if level is None else level)
+    if level != 0:   # PyTorch has only level 0
+        raise RuntimeError("Invalid level given to _make_dual")
+    lvl = _level_id(level)
+    if lvl is None:
+        raise RuntimeError("Trying to access a forward AD level with an invalid index. This "
+                           "index was either not created or is already deleted.")
+    return make_dual_at(tensor, tangent, lvl, level)
 
 
 def make_dual_at(tensor, tangent, lvl, shown_level=0):
@@ -120,10 +127,24 @@ def unpack_dual(tensor, *, level=None):
     return UnpackedDualTensor(*unpack_at(tensor, lvl))
 
 
-def unpack_at(tensor, lvl):
+_VIEWS = {}
+
+
+def _view_op(node_name):
+    """A whole-tensor view op whose node PyTorch names ``node_name``: ``unpack_dual``'s primal
+    is an ``<Identity>`` view, ``torch.func.jvp``'s an ``<AliasBackward0>`` one."""
+    cls = _VIEWS.get(node_name)
+    if cls is None:
+        from ..ops.shape import View
+        cls = _VIEWS[node_name] = type(f"_{node_name}View", (View,),
+                                       {"_backward_name": node_name, "__module__": __name__})
+    return cls
+
+
+def unpack_at(tensor, lvl, node_name="Identity"):
     """``(primal view without level lvl's tangent, tangent)`` at internal level id ``lvl``."""
     with _interpose.ceiling(lvl):
-        primal = tensor.view_as(tensor)
+        primal = _view_op(node_name).apply(tensor, tuple(tensor.shape))
     return primal, _tangents.get_tangent(tensor, lvl)
 
 

@@ -45,13 +45,10 @@ class FunctionCtx:
     __slots__ = ()
 
     def save_for_backward(self, *tensors):
-        """Save tensors (or None) for ``backward``; read them back with ``ctx.saved_tensors``."""
-        for t in tensors:
-            if t is not None and type(t) is not Tensor and \
-                    not isinstance(t, (Tensor, np.ndarray)):
-                i = [x is t for x in tensors].index(True)
-                raise TypeError("save_for_backward can only save variables, but argument "
-                                f"{i} is of type {type(t).__name__}")
+        """Save tensors (or None) for ``backward``; read them back with ``ctx.saved_tensors``.
+
+        As in PyTorch, what is saved is checked once ``forward`` has returned, and only when
+        a node is recorded (anything but a tensor or None then raises TypeError)."""
         self.to_save = tensors
 
     def save_for_forward(self, *tensors):
@@ -286,6 +283,12 @@ def _reduce_grad(node, i, g, shape):
     return sum_to_shape(g, shape)
 
 
+def _node_module(cls):
+    """Where PyTorch says a node class lives: a built-in op's node is a C++ class (module
+    ``builtins``), a custom Function's is made in ``torch.autograd.function``."""
+    return "builtins" if getattr(cls, "_builtin", False) else "torch.autograd.function"
+
+
 class _FunctionMeta(type):
     """Gives each Function subclass its ``<Name>Backward`` node class (PyTorch's FunctionMeta)."""
 
@@ -294,7 +297,7 @@ class _FunctionMeta(type):
         bw_name = attrs.get("_backward_name") or name + "Backward"
         cls._backward_cls = type(bw_name, (getattr(cls, "_node_base", BackwardCFunction),),
                                  {"_forward_cls": cls, "__slots__": (),
-                                  "__module__": cls.__module__})
+                                  "__module__": _node_module(cls)})
         cls._fwd_sig = None
         cls._bind_user_methods()
 
@@ -716,8 +719,8 @@ def _wrap_one(ctx, args, o, record):
             o._rg = False
         saved = ctx.to_save
         if saved:
-            if len(saved) == 1:
-                t = saved[0]
+            t = saved[0]
+            if len(saved) == 1 and (t is None or isinstance(t, Tensor)):
                 ctx.to_save = None
                 ctx._saved = (pack_saved(t, ctx, t is o and t._grad_fn is ctx),)
             else:
@@ -751,8 +754,11 @@ def _resolve_saved(ctx, outputs):
         return
     ctx.to_save = None
     entries = []
-    for t in to_save:
+    for i, t in enumerate(to_save):
         is_out = False
+        if t is not None and not isinstance(t, (Tensor, np.ndarray)):
+            raise TypeError("save_for_backward can only save variables, but argument "
+                            f"{i} is of type {type(t).__name__}")
         if t is not None:
             for o in outputs:
                 if o is t:

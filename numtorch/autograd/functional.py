@@ -395,9 +395,9 @@ def _jacfwd(func, inputs, strict, vectorize):
                 pairs = [fwAD.unpack_dual(o) for o in outs]
             primals = [p for p, _ in pairs]
             cols[k].append([t if t is not None else _creation.zeros_like(p) for p, t in pairs])
-    jac = tuple(tuple(stack([c[o] for c in cols[k]], -1).reshape(
-        tuple(out.shape) + tuple(x.shape)) for k, x in enumerate(inputs))
-        for o, out in enumerate(primals))
+    # NOTE: lists, not tuples: PyTorch's forward-mode path returns them for tuple inputs
+    jac = [[stack([c[o] for c in cols[k]], -1).reshape(tuple(out.shape) + tuple(x.shape))
+            for k, x in enumerate(inputs)] for o, out in enumerate(primals)]
     return _tuple_postprocess(jac, (is_out_tuple, is_in_tuple))
 
 

@@ -7,16 +7,21 @@
 False
 """
 import functools
+import inspect
+import sys
 import threading
+import warnings
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled"]
+           "is_inference_mode_enabled", "set_multithreading_enabled",
+           "is_multithreading_enabled"]
 
 
 class _State(threading.local):
     def __init__(self):
         self.enabled = True
         self.inference = False
+        self.multithreading = True
 
 
 STATE = _State()
@@ -42,11 +47,22 @@ def is_inference_mode_enabled():
 
 
 class _DecoratorContextManager:
-    """A context manager that also works as a function decorator (with or without parens)."""
+    """A context manager that also works as a function decorator (with or without parens).
+
+    A decorated generator function runs each of its steps inside the context, as PyTorch's
+    does (the caller's code between steps runs outside it)."""
 
     def __call__(self, func):
         if isinstance(func, type):
-            raise RuntimeError(f"{type(self).__name__} cannot decorate a class")
+            warnings.warn("Decorating classes is deprecated and will be disabled in future "
+                          "versions. You should only decorate functions or methods. To "
+                          "preserve the current behavior of class decoration, you can "
+                          "directly decorate the `__init__` method and nothing else.",
+                          FutureWarning, stacklevel=2)
+            cls = func
+            func = lambda *args, **kwargs: cls(*args, **kwargs)  # noqa: E731
+        if inspect.isgeneratorfunction(func):
+            return _wrap_generator(self.clone, func)
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
@@ -56,6 +72,33 @@ class _DecoratorContextManager:
 
     def clone(self):
         return type(self)()
+
+
+def _wrap_generator(make_ctx, func):
+    """``func``'s generators with every resumption (send, throw, close) inside a fresh
+    context from ``make_ctx``."""
+    @functools.wraps(func)
+    def generator_context(*args, **kwargs):
+        gen = func(*args, **kwargs)
+        try:
+            with make_ctx():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with make_ctx():
+                        gen.close()
+                    raise
+                except BaseException:
+                    with make_ctx():
+                        response = gen.throw(*sys.exc_info())
+                else:
+                    with make_ctx():
+                        response = gen.send(request)
+        except StopIteration as e:
+            return e.value
+    return generator_context
 
 
 class _NoParamDecorator(_DecoratorContextManager):
@@ -121,6 +164,9 @@ class set_grad_enabled(_DecoratorContextManager):
     def clone(self):
         return type(self)(self.mode)
 
+    def __repr__(self):
+        return f"torch.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
+
 
 class inference_mode(_DecoratorContextManager):
     """Like ``no_grad`` (numtorch has no separate inference tensors)."""
@@ -142,12 +188,38 @@ class inference_mode(_DecoratorContextManager):
             _count_inference_block(1)
             STATE.enabled, STATE.inference = False, True
         else:
-            STATE.inference = False
+            # NOTE: PyTorch's InferenceMode(false) also turns grad mode on (even in no_grad)
+            STATE.enabled, STATE.inference = True, False
 
     def __exit__(self, *exc):
         STATE.enabled, STATE.inference = self.prev
         if self.mode:
             _count_inference_block(-1)
+
+    def clone(self):
+        return type(self)(self.mode)
+
+
+def is_multithreading_enabled():
+    """Whether backward may run on device worker threads (numtorch always runs it on the
+    calling thread; the flag is kept for scripts that set and read it)."""
+    return STATE.multithreading
+
+
+class set_multithreading_enabled(_DecoratorContextManager):
+    """Set whether backward may use worker threads; takes effect at once, and as a context
+    manager restores the previous setting (numtorch's backward is single-threaded anyway)."""
+
+    def __init__(self, mode):
+        self.prev = STATE.multithreading
+        STATE.multithreading = mode
+        self.mode = mode
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        STATE.multithreading = self.prev
 
     def clone(self):
         return type(self)(self.mode)

@@ -5,7 +5,8 @@ or along one random direction per input (fast mode); the analytical one from bac
 with one-hot (or random) output cotangents, and from forward-mode AD when
 ``check_forward_ad=True``. Failures raise :class:`GradcheckError` worded and laid out as
 PyTorch's: both Jacobians are printed with rows indexed by input elements and columns by output
-elements. Complex inputs and outputs are not supported.
+elements. Complex inputs and outputs are supported in slow mode, backward only (a complex
+output is checked as its imaginary part, then its real part, as PyTorch does).
 
 >>> import numtorch as torch
 >>> x = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
@@ -131,8 +132,9 @@ def _check_inputs(tupled_inputs):
 def _check_complex(tupled_inputs, func_out):
     for t in list(tupled_inputs) + list(_as_tuple(func_out)):
         if isinstance(t, Tensor) and t.is_complex():
-            raise NotImplementedError("numtorch's gradcheck does not support complex inputs "
-                                      "or outputs yet")
+            raise NotImplementedError("numtorch's gradcheck supports complex inputs and "
+                                      "outputs in slow mode (fast_mode=False) and backward mode "
+                                      "only")
 
 
 def _allclose(a, b, rtol, atol):
@@ -146,9 +148,17 @@ def _allclose_raw(a, b, rtol, atol):
     return allclose(a, b, rtol, atol)
 
 
-def _notallclose_msg(analytical, numerical, output_idx, input_idx, is_forward_ad=False):
+def _notallclose_msg(analytical, numerical, output_idx, input_idx, is_forward_ad=False,
+                     complex_indices=None, test_imag=False):
+    out_is_complex = not is_forward_ad and complex_indices and output_idx in complex_indices
+    inp_is_complex = is_forward_ad and complex_indices and input_idx in complex_indices
+    prefix = ""
+    if out_is_complex or inp_is_complex:
+        part = "imaginary" if test_imag else "real"
+        element = "inputs" if is_forward_ad else "outputs"
+        prefix = f"While considering the {part} part of complex {element} only, "
     mode = "computed with forward mode " if is_forward_ad else ""
-    return (f"Jacobian {mode}mismatch for output {output_idx:d} with respect to input "
+    return prefix + (f"Jacobian {mode}mismatch for output {output_idx:d} with respect to input "
             f"{input_idx:d},\nnumerical:{numerical}\nanalytical:{analytical}\n")
 
 
@@ -187,11 +197,17 @@ def _central_difference(fn, inputs, entry, v, norm_v, check):
 def _numerical_jacobian_wrt(fn, inputs, outputs, inp, eps):
     """Numerical Jacobians of every float output w.r.t. one input: ``(inp.numel, out.numel)``."""
     data = inp.data
-    jacs = [o.new_zeros((inp.numel(), o.numel())) for o in outputs
+    dtype = inp.dtype if inp.is_complex() else None
+    jacs = [o.new_zeros((inp.numel(), o.numel()), dtype=dtype) for o in outputs
             if _is_float_or_complex_tensor(o)]
     for d_idx, idx in enumerate(itertools.product(*[range(m) for m in data.size()])):
         check = functools.partial(_same_dtype_and_shape, idx=idx, eps=eps)
         cols = _central_difference(fn, inputs, data[idx], eps, eps, check)
+        if inp.is_complex():
+            # NOTE: the conjugate Wirtinger derivative of a real output, ds/dx + i ds/dy,
+            # which is what backward computes for a complex input
+            cols_y = _central_difference(fn, inputs, data[idx], eps * 1j, eps, check)
+            cols = [dx + dy * 1j for dx, dy in zip(cols, cols_y)]
         cols = [c for c, o in zip(cols, outputs) if _is_float_or_complex_tensor(o)]
         for jac, col in zip(jacs, cols):
             jac[d_idx] = col
@@ -360,7 +376,8 @@ def _check_no_differentiable_outputs(func, inputs, func_out, eps):
 
 
 def _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
-                    nondet_tol, *, use_forward_ad=False):
+                    nondet_tol, *, use_forward_ad=False, complex_indices=None,
+                    test_imag=False):
     func_out = _as_tuple(func_out)
     if not outputs:
         return _check_no_differentiable_outputs(func, inputs, func_out, eps)
@@ -379,7 +396,8 @@ def _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, check_grad
         analytical = _analytical_jacobian(inputs, o, nondet_tol, check_grad_dtypes)
         for j, (a, n) in enumerate(zip(analytical, numerical[i])):
             if not _allclose(a, n, rtol, atol):
-                raise GradcheckError(_notallclose_msg(a, n, i, j))
+                raise GradcheckError(_notallclose_msg(a, n, i, j, False, complex_indices,
+                                                      test_imag))
     return True
 
 
@@ -425,10 +443,26 @@ def _analytical_vJu(inputs, outputs, nondet_tol, check_grad_dtypes, all_v, all_u
     for output, v in zip(outputs, all_v):
         all_vJ = _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes,
                                       fast_mode=True, v=v)
-        # NOTE: an elementwise product and sum, not dot: it rounds as PyTorch's dot does for
-        # these short vectors (NumPy's BLAS dot may differ in the last bit).
-        reduced.append([(vJ.T.squeeze(0) * u).sum() for vJ, u in zip(all_vJ, all_u)])
+        reduced.append([_dot_like_torch(vJ.T.squeeze(0), u) for vJ, u in zip(all_vJ, all_u)])
     return reduced
+
+
+def _dot_like_torch(a, b):
+    """``a.dot(b)`` rounded as PyTorch's CPU dot rounds it.
+
+    NOTE: for float64 vectors of up to 8 elements PyTorch's BLAS dot keeps two partial sums
+    (even and odd elements) and adds them at the end; that is reproduced exactly here. Longer
+    vectors use a blocked kernel: an elementwise product and sum comes closest to it."""
+    if a.dtype.name == "float64" and b.dtype.name == "float64" and a.numel() <= 8:
+        prods = (a * b).detach().numpy().tolist()
+        even = odd = 0.0
+        for i, p in enumerate(prods):
+            if i % 2:
+                odd += p
+            else:
+                even += p
+        return _creation.tensor(even + odd, dtype=a.dtype)
+    return (a * b).sum()
 
 
 def _adjusted_atol(atol, u, v):
@@ -690,12 +724,13 @@ def _gradcheck_helper(func, inputs, *, eps, atol, rtol, nondet_tol, check_undefi
     tupled = _as_tuple(inputs)
     _check_inputs(tupled)
     func_out = func(*tupled)
-    _check_complex(tupled, func_out)
+    if fast_mode or check_forward_ad or check_batched_forward_grad:
+        _check_complex(tupled, func_out)
     outputs = _differentiable_outputs(func_out)
     check = _fast_gradcheck if fast_mode else _slow_gradcheck
     common = (eps, rtol, atol, check_grad_dtypes, nondet_tol)
     if check_backward_ad:
-        check(func, func_out, tupled, outputs, *common)
+        _check_real_imag(check, func, func_out, tupled, outputs, common)
     if check_forward_ad:
         check(func, func_out, tupled, outputs, *common, use_forward_ad=True)
         if check_undefined_grad:
@@ -711,6 +746,31 @@ def _gradcheck_helper(func, inputs, *, eps, atol, rtol, nondet_tol, check_undefi
     if check_undefined_grad:
         _test_undefined_backward_mode(func, outputs, tupled)
     return True
+
+
+def _real_and_imag_output(fn):
+    """``fn`` with its complex outputs replaced by their real parts, and by their imaginary
+    parts: each is checked as a real-valued function, as PyTorch does."""
+    def apply_to_complex_outputs(part):
+        def wrapped(*inputs):
+            return tuple(part(o) if o.is_complex() else o for o in _as_tuple(fn(*inputs)))
+        return wrapped
+    return apply_to_complex_outputs(lambda o: o.real), apply_to_complex_outputs(
+        lambda o: o.imag)
+
+
+def _check_real_imag(check, func, func_out, inputs, outputs, common):
+    """The backward-mode check; complex outputs are checked by imaginary, then real part."""
+    if not any(isinstance(o, Tensor) and o.is_complex() for o in _as_tuple(func_out)):
+        return check(func, func_out, inputs, outputs, *common)
+    complex_indices = [i for i, o in enumerate(outputs) if o.is_complex()]
+    real_fn, imag_fn = _real_and_imag_output(func)
+    imag_out = imag_fn(*inputs)
+    check(imag_fn, imag_out, inputs, _differentiable_outputs(imag_out), *common,
+          complex_indices=complex_indices, test_imag=True)
+    real_out = real_fn(*inputs)
+    return check(real_fn, real_out, inputs, _differentiable_outputs(real_out), *common,
+                 complex_indices=complex_indices)
 
 
 def _test_batched_forward_grad(func, inputs):

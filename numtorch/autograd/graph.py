@@ -156,6 +156,7 @@ def n_outputs(node):
 class AccumulateGrad(Node):
     """The sink node of a leaf tensor: adds incoming gradients into ``variable.grad``."""
 
+    __module__ = "builtins"   # a C++ class in PyTorch: printed as <class 'AccumulateGrad'>
     __slots__ = ("variable",)
     _n_outputs = 1
 
@@ -190,6 +191,7 @@ class AccumulateGrad(Node):
 class DelayedError(Node):
     """A node that raises when reached: stands in for a backward that cannot be differentiated."""
 
+    __module__ = "builtins"
     __slots__ = ("msg", "_n_outputs")
 
     def __init__(self, msg, edges):

@@ -18,6 +18,8 @@ The autograd graph is recorded on the physical tensors (a wrapper mirrors its ph
 tensor's ``grad_fn``), so backward needs no batching rules; :func:`grad_any` converts batched
 roots, cotangents and inputs for the engine.
 """
+import sys
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -45,6 +47,21 @@ def _refuse(what):
     method.__name__ = what
     return method
 
+
+_INPLACE_INTO_UNBATCHED = (
+    "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
+    "Tensor `other` in extra_args that has more elements than `self`. This happened due to "
+    "`other` being vmapped over but `self` not being vmapped over in a vmap. Please try to use "
+    "out-of-place operators instead of inplace arithmetic. If said operator is being called "
+    "inside the PyTorch framework, please file a bug report instead.")
+
+_ITEM = ("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
+         "calling .item() on a Tensor, please try to rewrite what you're doing with other "
+         "operations. If error is occurring somewhere inside PyTorch internals, please file a "
+         "bug report.")
+_CONTROL_FLOW = ("vmap: It looks like you're attempting to use a Tensor in some data-dependent "
+                 "control flow. We don't support that yet, please file an issue at "
+                 "https://github.com/pytorch/pytorch/issues .")
 
 _LIKE = (np.zeros_like, np.ones_like, np.empty_like, np.full_like)
 
@@ -108,6 +125,20 @@ class BatchedData:
             acc *= max(n, 1)
         return tuple(reversed(st))
 
+    def reshape(self, *shape):
+        if shape == ((),):
+            # NOTE: how every scalar read (item, bool, float, int, index) starts: PyTorch
+            # refuses those inside vmap; anything else falls back to running per sample
+            caller = sys._getframe(1).f_code.co_name
+            raise RuntimeError(_CONTROL_FLOW if caller == "__bool__" else _ITEM)
+        raise Unbatchable("ndarray.reshape on a batched tensor")
+
+    @property
+    def __array_interface__(self):
+        # NOTE: read by in-place ops' overlap checks; also probed by NumPy's array coercion,
+        # which must not see the physical array under the logical shape
+        raise Unbatchable("__array_interface__ of a batched tensor")
+
     def __array__(self, dtype=None, copy=None):
         raise Unbatchable("conversion of a batched tensor to a NumPy array")
 
@@ -121,6 +152,11 @@ class BatchedData:
             return func(stand_in, *args[1:], **kwargs)
         if func is np.copyto and args and args[0] is self:
             return self._copy_into(*args[1:], **kwargs)
+        if func is np.copyto and len(args) > 1 and args[1] is self and \
+                type(args[0]) is np.ndarray:
+            # NOTE: only in-place ops write a batched value into a plain array (a tensor not
+            # vmapped over); PyTorch refuses that rather than run it once per sample
+            raise RuntimeError(_INPLACE_INTO_UNBATCHED)
         if func in (np.may_share_memory, np.shares_memory):   # overlap checks: physically
             return func(*[a.tensor._data if type(a) is BatchedData else a for a in args],
                         **kwargs)

@@ -52,8 +52,8 @@ def _apply_batched(cls, args, kwargs, level):
     if gen and own:
         raise RuntimeError(
             f"You tried to vmap over {cls.__name__}, but it has both generate_vmap_rule=True "
-            "and an overriden vmap staticmethod. Please set generate_vmap_rule=False or delete "
-            "the overriden vmap staticmethod to avoid ambiguity. For more details, please see "
+            "and an overridden vmap staticmethod. Please set generate_vmap_rule=False or delete "
+            "the overridden vmap staticmethod to avoid ambiguity. For more details, please see "
             "https://pytorch.org/docs/main/notes/extending.func.html")
     if not (gen or own):
         raise RuntimeError(
@@ -114,6 +114,32 @@ def _move_out(o, d, size):
     return o.movedim(d, 0) if d != 0 else o
 
 
+def _check_vmap_result(result):
+    """PyTorch's checks of what a ``vmap`` staticmethod returned: ``(output, out_dims)``."""
+    msg = ("Expected the vmap staticmethod to have two returns, an output and out_dims with "
+           "pytree structure compatible with the output. ")
+    if not isinstance(result, tuple):
+        raise RuntimeError(msg + f"Got a {type(result)} instead")
+    if len(result) != 2:
+        raise RuntimeError(msg + f"Got {len(result)} returns instead")
+    return result
+
+
+def _flat_out_dims(out, out_dims):
+    """``out_dims`` broadcast to one entry per output (a prefix of the outputs' structure)."""
+    from . import _pytree
+    spec = _pytree.tree_flatten(out)[1]
+    try:
+        return _pytree.broadcast_prefix(out_dims, spec, "")
+    except ValueError:
+        raise RuntimeError(
+            "The autograd.Function's vmap staticmethod returned an incompatible (output, "
+            f"out_dims) tuple. Expected out_dims={out_dims} to be compatible with the "
+            f"structure of `output`. out_dims has structure {_pytree.tree_flatten(out_dims)[1]}"
+            f" but output has structure {spec}. For more details, please see "
+            "https://pytorch.org/docs/main/notes/extending.func.html") from None
+
+
 class VmappedFunction(Function):
     """The node a user Function leaves in the graph when applied under vmap."""
 
@@ -125,10 +151,10 @@ class VmappedFunction(Function):
         if _has_vmap(user_cls):
             info = VmapInfo(size, _randomness(level))
             in_dims = tuple(0 if f else None for f in flags)
-            out, out_dims = user_cls.vmap(info, in_dims, *phys, **kwargs)
+            out, out_dims = _check_vmap_result(user_cls.vmap(info, in_dims, *phys, **kwargs))
             is_tuple = isinstance(out, tuple)
             outs = out if is_tuple else (out,)
-            dims = out_dims if isinstance(out_dims, tuple) else (out_dims,) * len(outs)
+            dims = _flat_out_dims(out, out_dims)
             outs_w = tuple(wrap(_move_out(o, d, size), level) if isinstance(o, Tensor) else o
                            for o, d in zip(outs, dims))
             from ..autograd.function import _new_ctx

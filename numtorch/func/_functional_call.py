@@ -10,19 +10,23 @@ def _owner(module, name):
     return (module.get_submodule(prefix) if prefix else module), leaf
 
 
-def _tied_names(module, names):
-    """Every parameter/buffer name that shares its tensor with one of ``names``."""
+def _untie(module, values):
+    """``values`` plus every name tied to (sharing its tensor with) a given one; PyTorch's
+    ValueError when tied names are given different tensors."""
     groups = {}
     for n, t in list(module.named_parameters(remove_duplicate=False)) + \
             list(module.named_buffers(remove_duplicate=False)):
-        groups.setdefault(id(t), []).append(n)
-    out = {}
+        groups.setdefault(id(t), set()).add(n)
+    out = dict(values)
     for members in groups.values():
-        given = [n for n in members if n in names]
-        if given:
-            for n in members:
-                if n not in names:
-                    out[n] = given[0]
+        given = [n for n in members if n in values]
+        if len(members) < 2 or not given:
+            continue
+        if len({id(values[n]) for n in given}) > 1:
+            raise ValueError(f"functional_call got multiple values for keys {sorted(members)}, "
+                             "which are tied. Consider using tie_weights=False")
+        for n in members:
+            out[n] = values[given[0]]
     return out
 
 
@@ -81,11 +85,10 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
         if repeated:
             raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of "
                              "functional call is ambiguous")
+    if tie_weights:
+        values = _untie(module, values)
     if strict:
         _check_strict(module, values)
-    if tie_weights:
-        for name, src in _tied_names(module, values).items():
-            values[name] = values[src]
     if args is None:
         args = ()
     elif not isinstance(args, tuple):

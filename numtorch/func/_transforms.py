@@ -41,11 +41,11 @@ def detach_any(t):
     return wrap_all(p.detach(), levels) if levels else t.detach()
 
 
-def _prepare(x, what):
+def _prepare(x):
     """A differentiable copy of input ``x``, batched at every active vmap level (so that
     gradients inside vmap are per sample)."""
     if not isinstance(x, Tensor):
-        raise RuntimeError(f"{what}: Expected all inputs to be Tensors, got {type(x)}")
+        raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
     if not (x.is_floating_point() or x.is_complex()):
         raise RuntimeError("only Tensors of floating point dtype can require gradients")
     levels = [v[0] for v in _interpose.STATE.vmap_levels]
@@ -76,6 +76,29 @@ def _reaches_outside(outputs, own):
             return True
         stack.extend(child for child, _ in node.next_functions)
     return False
+
+
+def _unwrap_aux(aux, keep_graph):
+    """The auxiliary output of a transformed function: tensors only (PyTorch unwraps each one
+    and refuses anything else), cut from the transform's graph unless it is kept."""
+    leaves, spec = _pytree.tree_flatten(aux)
+    for a in leaves:
+        if not isinstance(a, Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(a)}")
+    if keep_graph:
+        return aux
+    return _pytree.tree_unflatten([detach_any(a) for a in leaves], spec)
+
+
+def _check_outputs(flat_out, what):
+    """PyTorch's checks of a vjp/jvp function's flattened outputs."""
+    if not flat_out or (len(flat_out) == 1 and flat_out[0] is None):
+        raise RuntimeError(f"{what}: Expected f to be a function that has non-empty output "
+                           f"(got output = {flat_out})")
+    for o in flat_out:
+        if not isinstance(o, Tensor):
+            raise RuntimeError(f"{what}: expected f(*primals) to return only tensors, got "
+                               f"unsupported type {type(o)}")
 
 
 def _needs_graph(originals, copies, outputs, grad_on):
@@ -139,7 +162,7 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
     argnums = _check_argnums(argnums, len(args))
     diff = _select(args, argnums)
     flat, spec = _pytree.tree_flatten(diff)
-    copies = [_prepare(x, what) for x in flat]
+    copies = [_prepare(x) for x in flat]
     with enable_grad():
         out = func(*_replace(args, argnums, _pytree.tree_unflatten(copies, spec)), **kwargs)
     aux = None
@@ -165,9 +188,7 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
         grads = [detach_any(g) if g._rg else g for g in grads]
     g = _pytree.tree_unflatten(grads, spec)
     if has_aux:
-        aux = _pytree.tree_map(lambda a: detach_any(a) if isinstance(a, Tensor) and
-                               not create else a, aux)
-        return g, (out, aux)
+        return g, (out, _unwrap_aux(aux, create))
     return g, out
 
 
@@ -208,14 +229,15 @@ def vjp(func, *primals, has_aux=False):
     (tensor([2.]),)
     """
     with _FuncLevel():
-        return _vjp(func, primals, has_aux)
+        return _vjp_with_argnums(func, primals, has_aux)
 
 
-def _vjp(func, primals, has_aux):
+def _vjp_with_argnums(func, primals, has_aux):
+    # NOTE: named as PyTorch's, so that printing the returned function looks the same
     what = "vjp(f, *primals)"
     grad_on = STATE.enabled
     flat, spec = _pytree.tree_flatten(primals)
-    copies = [_prepare(x, what) for x in flat]
+    copies = [_prepare(x) for x in flat]
     with enable_grad():
         out = func(*_pytree.tree_unflatten(copies, spec))
     aux = None
@@ -225,13 +247,10 @@ def _vjp(func, primals, has_aux):
                                "(output, aux) if has_aux is True")
         out, aux = out
     flat_out, out_spec = _pytree.tree_flatten(out)
-    for o in flat_out:
-        if not isinstance(o, Tensor):
-            raise RuntimeError("vjp(f, *primals): expected f(*primals) to return only tensors, "
-                               f"got unsupported type {type(o)}")
+    _check_outputs(flat_out, what)
     create = _needs_graph(flat, copies, flat_out, grad_on)
 
-    def vjp_fn(cotangents, *, retain_graph=True, create_graph=None):
+    def wrapper(cotangents, retain_graph=True, create_graph=None):
         flat_ct, ct_spec = _pytree.tree_flatten(cotangents)
         if ct_spec != out_spec:
             raise RuntimeError("Expected pytree structure of cotangents to be the same as "
@@ -252,8 +271,8 @@ def _vjp(func, primals, has_aux):
     shown = out if create else _pytree.tree_map(
         lambda o: detach_any(o) if isinstance(o, Tensor) else o, out)
     if has_aux:
-        return shown, vjp_fn, aux
-    return shown, vjp_fn
+        return shown, wrapper, _unwrap_aux(aux, create)
+    return shown, wrapper
 
 
 # ---- jvp ------------------------------------------------------------------------------------
@@ -275,6 +294,13 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                            "structure. For example, if primals is a tuple of 3 tensors, "
                            "tangents also must be. Got primals with structure "
                            f"{p_spec} and tangents with structure {t_spec}")
+    for flat, name in ((flat_p, "primals"), (flat_t, "tangents")):
+        if not flat:
+            raise RuntimeError(f"{what}: Expected {name} to contain at least one Tensor.")
+        for x in flat:
+            if not isinstance(x, Tensor):
+                raise RuntimeError(f"{what}: Expected {name} to only contain Tensors, got "
+                                   f"{type(x)}")
     with _FuncLevel():
         return _jvp(func, flat_p, flat_t, p_spec, has_aux)
 
@@ -291,13 +317,12 @@ def _jvp(func, flat_p, flat_t, p_spec, has_aux):
                 raise RuntimeError("jvp(f, primals, tangents): output of function f should be "
                                    "a tuple: (output, aux) if has_aux is True")
             out, aux = out
+            _unwrap_aux(aux, True)
         flat_o, o_spec = _pytree.tree_flatten(out)
+        _check_outputs(flat_o, "jvp(f, primals, tangents)")
         prim, tans = [], []
         for o in flat_o:
-            if not isinstance(o, Tensor):
-                raise RuntimeError("jvp(f, primals, tangents): Expected f(*primals) to return "
-                                   f"only tensors, got unsupported type {type(o)}")
-            p, t = unpack_at(o, lvl)
+            p, t = unpack_at(o, lvl, "AliasBackward0")
             prim.append(p)
             tans.append(t if t is not None else _zeros_like(p))
     finally:
@@ -322,6 +347,9 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     tensor([[2., 0.],
             [0., 2.]])
     """
+    if not (chunk_size is None or chunk_size > 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         n = _check_argnums(argnums, len(args))
@@ -353,7 +381,9 @@ def _one_hot_map(fn, t, chunk_size=None):
     from ..ops.shape import stack
     from ._vmap import vmap
     basis = _creation.eye(t.numel(), dtype=t.dtype).reshape((t.numel(),) + tuple(t.shape))
-    if t.numel() > 1:
+    # NOTE: PyTorch batches even a single one-hot (its zeros' signs then come out of a
+    # batched backward's reductions) but loops for chunk_size=1
+    if t.numel() > 0 and chunk_size != 1:
         try:
             return vmap(fn, chunk_size=chunk_size)(basis)
         except Exception:  # noqa: BLE001 - the loop below raises any genuine error again
@@ -378,6 +408,8 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         n = _check_argnums(argnums, len(args))
         diff = _select(args, n)
         flat_in, in_spec = _pytree.tree_flatten(diff)
+        for x in flat_in:
+            x.numel()   # PyTorch sizes its basis first: a non-tensor fails here, as there
 
         def f(*flat):
             return func(*_replace(args, n, _pytree.tree_unflatten(list(flat), in_spec)),

@@ -53,7 +53,11 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
 
 def _name(func):
-    return getattr(func, "__name__", repr(func))
+    if hasattr(func, "__name__"):
+        return func.__name__
+    if isinstance(func, functools.partial):
+        return f"functools.partial({_name(func.func)}, ...)"
+    return repr(func)
 
 
 def _flat_in_dims(func, in_dims, args):
@@ -62,6 +66,10 @@ def _flat_in_dims(func, in_dims, args):
         raise ValueError(f"vmap({_name(func)}, in_dims={in_dims}, ...)(<inputs>): expected "
                          "`in_dims` to be int or a (potentially nested) tuple matching the "
                          f"structure of inputs, got: {type(in_dims)}.")
+    if not args:
+        raise ValueError(f"vmap({_name(func)})(<inputs>): got no inputs. Maybe you forgot to "
+                         "add inputs, or you are trying to vmap over a function with no "
+                         "inputs. The latter is unsupported.")
     what = (f"vmap({_name(func)}, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible "
             "with the structure of `inputs`. in_dims has structure "
             f"{_pytree.tree_flatten(in_dims)[1]} but inputs has structure {spec}.")

@@ -422,6 +422,58 @@ def test_grad_mode_context_managers(torch):
     check_same(fn)
 
 
+def test_inference_mode_false_turns_grad_mode_on(torch):
+    def fn(lib):
+        out = []
+        with lib.inference_mode():
+            with lib.inference_mode(False):
+                out.append((lib.is_grad_enabled(), lib.is_inference_mode_enabled()))
+        with lib.no_grad():
+            with lib.inference_mode(False):
+                out.append(lib.is_grad_enabled())
+            out.append(lib.is_grad_enabled())
+        return out
+    check_same(fn, exact=True)
+
+
+def test_grad_mode_decorates_generators_per_step(torch):
+    def fn(lib):
+        x = _leaf(lib)
+        seen = []
+
+        @lib.no_grad()
+        def gen(n):
+            for i in range(n):
+                r = yield (x * i).requires_grad
+                seen.append((r, lib.is_grad_enabled()))
+            return "done"
+        g = gen(2)
+        first = (next(g), lib.is_grad_enabled())
+        second = g.send(5)
+        try:
+            g.send(6)
+        except StopIteration as e:
+            last = e.value
+        return first, second, last, seen
+    check_same(fn, exact=True)
+
+
+def test_grad_mode_decorating_a_class_warns(torch):
+    def fn(lib):
+        x = _leaf(lib)
+        with pytest.warns(FutureWarning, match="Decorating classes is deprecated"):
+            @lib.no_grad()
+            class C:
+                def __init__(self):
+                    self.rg = (x * 2).requires_grad
+        return C().rg
+    check_same(fn, exact=True)
+
+
+def test_set_grad_enabled_repr(torch):
+    check_same(lambda lib: repr(lib.set_grad_enabled(True)), exact=True)
+
+
 def test_set_grad_enabled_as_function(torch):
     def fn(lib):
         lib.set_grad_enabled(False)
@@ -634,3 +686,39 @@ def test_second_backward_through_number_mul_with_retain_graph():
     y.backward(retain_graph=True)
     y.backward()
     assert x.grad.tolist() == [6.0, 6.0]
+
+
+def test_legacy_variable(torch):
+    def run(lib):
+        V = lib.autograd.Variable
+        a = lib.ones(2)
+        v = V(a, requires_grad=True)
+        b = lib.ones(2, requires_grad=True) * 2
+        w = V(b)
+        return (v is a, a.requires_grad, v.requires_grad, v.is_leaf, repr(v),
+                w is b, w.grad_fn is None, w.requires_grad, repr(V()),
+                isinstance(a, V), issubclass(type(a), V), str(V))
+    check_same(run, exact=True)
+    check_error(lambda lib: lib.autograd.Variable(3))
+
+
+def test_set_multithreading_enabled(torch):
+    def run(lib):
+        out = []
+        with lib.autograd.set_multithreading_enabled(False):
+            x = lib.ones(2, requires_grad=True)
+            (x * 2).sum().backward()
+            out.append(x.grad)
+        return out
+    check_same(run)
+
+
+def test_grad_batched_shape_error_and_only_inputs_warning(torch):
+    def batched(lib):
+        b = lib.ones(2, requires_grad=True)
+        lib.autograd.grad(b * 2, b, lib.ones(2), is_grads_batched=True)
+    check_error(batched)
+    for lib in (numtorch, torch):
+        d = lib.ones(2, requires_grad=True)
+        with pytest.warns(FutureWarning, match="only_inputs argument is deprecated"):
+            lib.autograd.grad(d.sum(), d, only_inputs=False)

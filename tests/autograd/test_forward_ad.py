@@ -166,7 +166,12 @@ def test_tangent_dtype_and_in_place_tangent_edit(torch):
                                                        lib.ones(2))),
     lambda lib: _in_level(lib, lambda fw: fw.enter_dual_level()),
     lambda lib: lib.autograd.forward_ad.exit_dual_level(),
-], ids=["no_level", "size", "int_tangent", "int_primal", "twice", "nested", "exit_none"])
+    lambda lib: lib.autograd.forward_ad.make_dual(lib.ones(2), lib.ones(2), level=0),
+    lambda lib: lib.autograd.forward_ad.make_dual(lib.ones(2), lib.ones(2), level=2),
+    lambda lib: _in_level(lib, lambda fw: fw.make_dual(lib.ones(2), lib.ones(2), level=1)),
+    lambda lib: _in_level(lib, lambda fw: fw.make_dual(lib.ones(2), lib.ones(2), level=-1)),
+], ids=["no_level", "size", "int_tangent", "int_primal", "twice", "nested", "exit_none",
+        "level_0_closed", "level_2_closed", "level_1_open", "level_negative"])
 def test_errors(torch, case):
     check_error(case)
 
@@ -349,3 +354,44 @@ def test_rsub_with_tensor_other(torch):
                            fw.make_dual(y.detach(), lib.tensor([5.0, 7.0])), alpha=2)
             return x.grad, y.grad, fw.unpack_dual(out).tangent
     check_same(run)
+
+
+def test_unpacked_primal_is_an_identity_view(torch):
+    def run(lib):
+        fwAD = lib.autograd.forward_ad
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        with fwAD.dual_level():
+            d = fwAD.make_dual(x, lib.ones(2))
+            p = fwAD.unpack_dual(d * 2).primal
+            return repr(d), repr(p), repr(fwAD.unpack_dual(x).primal), p._base is not None
+    check_same(run, exact=True)
+
+
+def test_product_tangents_keep_zero_terms_of_missing_tangents(torch):
+    """PyTorch's product formulas keep ``zero tangent * primal`` terms: with primals that
+    require grad the tangent is differentiable (AddBackward0) and backward through it gives
+    those primals zero gradients; values are unchanged."""
+    def run(lib):
+        fwAD = lib.autograd.forward_ad
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        w = lib.tensor([3.0, 4.0], requires_grad=True)
+        lin = lib.nn.Linear(2, 2)
+        with lib.no_grad():
+            lin.weight.copy_(lib.tensor([[1.0, -2.0], [0.5, 3.0]]))
+            lin.bias.fill_(0.25)
+        out = []
+        with fwAD.dual_level():
+            d = fwAD.make_dual(x, lib.ones(2))
+            t = fwAD.unpack_dual(d * w).tangent
+            out.append(repr(t))
+            t.sum().backward()
+            out.append((repr(w.grad), repr(x.grad)))
+            out.append(repr(fwAD.unpack_dual(d * 3).tangent))
+            out.append(repr(fwAD.unpack_dual(lin(fwAD.make_dual(lib.ones(2), x.detach()))
+                                            ).tangent))
+            out.append(repr(fwAD.unpack_dual(d.exp()).tangent))
+            out.append(repr(fwAD.unpack_dual(d.view(2, 1)).tangent))
+        with lib.no_grad(), fwAD.dual_level():
+            out.append(repr(fwAD.unpack_dual(fwAD.make_dual(x, lib.ones(2)) * w).tangent))
+        return out
+    check_same(run, exact=True)

@@ -760,6 +760,37 @@ def test_misuse_errors(torch, fn):
     check_error(fn)
 
 
+def test_saved_non_tensor_is_checked_after_forward_and_only_with_a_node(torch):
+    """PyTorch checks what was saved once forward returns, and only when it records a node:
+    a later save_for_backward replaces a bad one, and without grad nothing is checked."""
+    def run(lib):
+        log = []
+
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, first, second):
+                ctx.save_for_backward(*first)
+                log.append("saved")
+                if second is not None:
+                    ctx.save_for_backward(*second)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, None, None
+        out = []
+        for x, first, second in [(lib.ones(2), (3,), None),
+                                 (_leaf(lib), (1, 2.0), (None,)),
+                                 (_leaf(lib), (None, "a"), None),
+                                 (_leaf(lib), ("a",), None)]:
+            try:
+                out.append(repr(F.apply(x, first, second)))
+            except TypeError as e:
+                out.append(str(e))
+        return out, log
+    check_same(run, exact=True)
+
+
 def test_instantiating_a_function_warns(torch):
     for lib in (numtorch, torch):
         with pytest.warns(DeprecationWarning, match="should not be instantiated"):

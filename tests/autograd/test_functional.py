@@ -34,6 +34,31 @@ def test_jacobian_structures(torch, kwargs):
     check_same(run)
 
 
+def _structure(x):
+    """The container types of a nested result (tensors as 'T')."""
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, [_structure(v) for v in x])
+    return "T"
+
+
+@pytest.mark.parametrize("outer", [False, True], ids=["jacobian", "hessian"])
+def test_forward_mode_result_containers(torch, outer):
+    """PyTorch's forward-mode path nests lists (not tuples) for tuple inputs."""
+    def run(lib):
+        F = lib.autograd.functional
+        y = _t(lib, [1.0, 2.0])
+        if outer:
+            kw = {"vectorize": True, "outer_jacobian_strategy": "forward-mode"}
+            return [_structure(F.hessian(lambda a, b: (a * b ** 2).sum(), (y, y), **kw)),
+                    _structure(F.hessian(lambda a: (a ** 3).sum(), (y,), **kw))]
+        kw = {"vectorize": True, "strategy": "forward-mode"}
+        return [_structure(F.jacobian(lambda a, b: (a * b, a), (y, y), **kw)),
+                _structure(F.jacobian(lambda a, b: a * b, (y, y), **kw)),
+                _structure(F.jacobian(lambda a: (a * 2, a), y, **kw)),
+                _structure(F.jacobian(lambda a: (a * 2, a), (y,), **kw))]
+    check_same(run, exact=True)
+
+
 def test_jacobian_prints_as_torch(torch):
     check_same(lambda lib: [repr(lib.autograd.functional.jacobian(f, lib.tensor(
         [1.0, -2.0, 0.5]))) for f in (lambda t: t.softmax(0), lambda t: t.sin() * 2)],

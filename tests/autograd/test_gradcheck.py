@@ -221,3 +221,65 @@ def test_module_is_callable_and_has_names():
     assert gc.GradcheckError.__mro__[1] is RuntimeError
     assert ga.gradcheck(lambda x: x * 3, (_x(numtorch),))
     assert ga.gradcheck.gradcheck is gc.gradcheck
+
+
+# ---- complex inputs and outputs (slow mode, backward) ------------------------------------
+def _c(lib):
+    return lib.tensor([1 + 1j, 2 - 1j], dtype=lib.complex128, requires_grad=True)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda t, z: z * z.conj(),
+    lambda t, z: (z * 2).abs(),
+    lambda t, z: z.exp(),
+    lambda t, z: (z.real, z.imag * 3),
+])
+def test_complex_passes(torch, fn):
+    check_same(lambda lib: lib.autograd.gradcheck(lambda z: fn(lib, z), (_c(lib),)),
+               exact=True)
+    check_same(lambda lib: lib.autograd.gradgradcheck(lambda z: fn(lib, z) if not
+                                                       isinstance(fn(lib, z), tuple) else
+                                                       fn(lib, z)[0], (_c(lib),)), exact=True)
+
+
+def test_complex_real_mixed_inputs(torch):
+    def run(lib):
+        r = lib.tensor([0.5, 1.5], dtype=lib.float64, requires_grad=True)
+        return (lib.autograd.gradcheck(lambda z, x: z * x, (_c(lib), r)),
+                lib.autograd.gradcheck(lambda x: lib.complex(x, x * 2), (r,)))
+    check_same(run, exact=True)
+
+
+def _wrong_complex(lib, out_abs):
+    class Wrong(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, z):
+            ctx.save_for_backward(z)
+            return (z * z).abs() if out_abs else z * z
+
+        @staticmethod
+        def backward(ctx, g):
+            (z,) = ctx.saved_tensors
+            return g * z if out_abs else g * 2 * z   # both wrong (no conjugate)
+    return Wrong
+
+
+@pytest.mark.parametrize("out_abs", [False, True])
+def test_complex_wrong_gradient_report(torch, out_abs):
+    """A complex output is checked by imaginary part first; the message says so."""
+    check_error(lambda lib: lib.autograd.gradcheck(_wrong_complex(lib, out_abs).apply,
+                                                   (_c(lib),)))
+    check_same(lambda lib: lib.autograd.gradcheck(_wrong_complex(lib, out_abs).apply,
+                                                  (_c(lib),), raise_exception=False),
+               exact=True)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_fast_mode_report_rounds_as_pytorch_dot(torch, n):
+    """The analytical v^T J u of fast mode is a dot product: PyTorch's rounding, to the
+    last digit of the report."""
+    def run(lib):
+        x = lib.tensor([0.3 * k - 1.1 for k in range(n)], dtype=lib.float64,
+                       requires_grad=True)
+        return lib.autograd.gradcheck(_square(lib, factor=2.2).apply, (x,), fast_mode=True)
+    check_error(run)

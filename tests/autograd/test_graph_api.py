@@ -54,6 +54,27 @@ def test_custom_function_node_repr_and_name(torch):
     check_same(fn)
 
 
+def test_node_classes_print_as_pytorch(torch):
+    """Built-in nodes are C++ classes in PyTorch (``<class 'ExpBackward0'>``); a custom
+    Function's node class is made in ``torch.autograd.function``."""
+    def fn(lib):
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+        x = _leaf(lib)
+        y = x.exp()
+        v = x.clone()
+        v[0] = 1.0
+        return (str(type(y.grad_fn)), str(type(y.grad_fn.next_functions[0][0])),
+                str(type(v.grad_fn)), str(type(Twice.apply(x).grad_fn)))
+    check_same(fn, exact=True)
+
+
 def test_hook_order_with_accumulate_grad(torch):
     def fn(lib):
         log = []

@@ -198,3 +198,34 @@ def test_generated_rule_backward_after_vmap(torch):
         y.sum().backward()
         return y, x.grad
     check_same(run)
+
+
+def _with_vmap_rule(lib, rule, generate=False):
+    class F(lib.autograd.Function):
+        generate_vmap_rule = generate
+
+        @staticmethod
+        def forward(x):
+            return x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+        vmap = staticmethod(rule)
+    return F
+
+
+@pytest.mark.parametrize("rule,generate", [
+    (lambda info, in_dims, x: (x * 2, (0, 0)), False),
+    (lambda info, in_dims, x: [x * 2, 0], False),
+    (lambda info, in_dims, x: (x * 2, 0, 0), False),
+    (lambda info, in_dims, x: (x * 2, 0), True),
+], ids=["out_dims_structure", "not_a_tuple", "three_returns", "rule_and_generate"])
+def test_vmap_staticmethod_result_errors(torch, rule, generate):
+    check_error(lambda lib: lib.func.vmap(_with_vmap_rule(lib, rule, generate).apply)(
+        lib.ones(2, 3)))

@@ -79,3 +79,35 @@ def test_stack_module_state(torch):
         out = lib.func.vmap(call)(params, x)
         return params["weight"].shape, params["bias"].requires_grad, buffers, out
     check_same(run)
+
+
+def _tied(lib):
+    class Tied(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = lib.nn.Linear(2, 2, bias=False)
+            self.b = lib.nn.Linear(2, 2, bias=False)
+            self.b.weight = self.a.weight
+            self.register_buffer("buf", lib.ones(2))
+
+        def forward(self, x):
+            return self.b(self.a(x)) + self.buf
+    return Tied()
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib, m, F: F(m, {"a.weight": lib.eye(2), "b.weight": lib.eye(2) * 2}, lib.ones(1, 2)),
+    lambda lib, m, F: F(m, {"a.weight": lib.eye(2)}, lib.ones(1, 2), strict=True),
+], ids=["tied_given_twice", "strict_counts_tied_names"])
+def test_tied_weights_errors(torch, case):
+    check_error(lambda lib: case(lib, _tied(lib), lib.func.functional_call))
+
+
+def test_tied_weights_same_value_and_untied(torch):
+    def run(lib):
+        m, F, e = _tied(lib), lib.func.functional_call, lib.eye(2)
+        x = lib.ones(1, 2)
+        return (F(m, {"a.weight": e, "b.weight": e}, x),
+                F(m, {"a.weight": e, "b.weight": e * 2}, x, tie_weights=False),
+                F(m, {"a.weight": e, "buf": lib.zeros(2)}, x, strict=True))
+    check_same(run)

@@ -178,8 +178,65 @@ def test_results_are_plain_at_top_level(torch):
     lambda F, t: F.vjp(t.sin, t.ones(2))[1](t.ones(3)),
     lambda F, t: F.vjp(lambda a: 3, t.ones(2)),
     lambda F, t: F.vjp(t.sin, t.ones(2))[1]((t.ones(2),)),
+    lambda F, t: F.grad(lambda a: a.sum())(3.0),
+    lambda F, t: F.vjp(lambda a, b: a, t.ones(2), 3),
+    lambda F, t: F.jacrev(lambda a: a)(3.0),
+    lambda F, t: F.jacfwd(lambda a: a)(3.0),
+    lambda F, t: F.jvp(lambda a: a, (3.0,), (1.0,)),
+    lambda F, t: F.jvp(lambda a: a, (), ()),
+    lambda F, t: F.jvp(lambda a: (), (t.ones(2),), (t.ones(2),)),
+    lambda F, t: F.vjp(lambda a: None, t.ones(2)),
+    lambda F, t: F.vjp(lambda a: (), t.ones(2)),
+    lambda F, t: F.grad(lambda a: (a.sum(), 3), has_aux=True)(t.ones(2)),
+    lambda F, t: F.grad(lambda a: (a.sum(), None), has_aux=True)(t.ones(2)),
+    lambda F, t: F.vjp(lambda a: (a, {"n": 3}), t.ones(2), has_aux=True),
+    lambda F, t: F.jvp(lambda a: (a, 3), (t.ones(2),), (t.ones(2),), has_aux=True),
+    lambda F, t: F.jacfwd(lambda a: (a, 3), has_aux=True)(t.ones(2)),
+    lambda F, t: F.jacrev(t.sin, chunk_size=0),
 ], ids=["not_scalar", "tuple_out", "aux_not_tuple", "argnum_range", "argnum_type", "int_input",
         "jvp_primals", "jvp_tangents", "jvp_structure", "jvp_size", "vjp_size", "vjp_out_type",
-        "vjp_structure"])
+        "vjp_structure", "grad_float_input", "vjp_int_input", "jacrev_float_input",
+        "jacfwd_float_input", "jvp_float_primal", "jvp_no_primals", "jvp_empty_output",
+        "vjp_none_output", "vjp_empty_output", "grad_int_aux", "grad_none_aux", "vjp_int_aux",
+        "jvp_int_aux", "jacfwd_int_aux", "jacrev_chunk_size"])
 def test_errors(torch, case):
     check_error(lambda lib: case(lib.func, lib))
+
+
+def test_aux_is_cut_from_the_transform_graph(torch):
+    """PyTorch unwraps the auxiliary output: no grad_fn of the transform's own graph."""
+    def run(lib):
+        F, x = lib.func, _x(lib)
+        _, _, aux = F.vjp(lambda a: (a * 2, (a * 3, a.sum())), x, has_aux=True)
+        _, (_, aux2) = F.grad_and_value(lambda a: (a.sum(), a * 2), has_aux=True)(x)
+        _, aux3 = F.jacrev(lambda a: (a * 2, a.sum()), has_aux=True)(x)
+        return repr(aux), repr(aux2), repr(aux3)
+    check_same(run, exact=True)
+
+
+def test_vjp_function_prints_as_pytorch(torch):
+    def run(lib):
+        _, fn = lib.func.vjp(lib.sin, _x(lib))
+        return fn.__qualname__
+    check_same(run, exact=True)
+
+
+def test_jvp_primal_is_an_alias_view(torch):
+    def run(lib):
+        x = _x(lib).requires_grad_()
+        return repr(lib.func.jvp(lambda a: a, (x,), (x,))[0])
+    check_same(run, exact=True)
+
+
+def test_reverse_over_reverse_signs_of_zeros(torch):
+    """jacrev batches even a single one-hot cotangent, as PyTorch does: the zeros of the
+    Hessian come out of a batched backward's reductions with PyTorch's signs."""
+    def run(lib):
+        F = lib.func
+        x = lib.tensor([1., 2., 3.])
+
+        def f(a):
+            return (a.sin() * a).sum()
+        return (repr(F.jacrev(F.jacrev(f))(x)),
+                repr(F.jacrev(F.jacrev(f, chunk_size=1), chunk_size=1)(x)))
+    check_same(run, exact=True)

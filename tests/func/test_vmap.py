@@ -230,8 +230,18 @@ def test_grad_through_vmap_and_backward_outside(torch):
     lambda V, t: V(t.sin, in_dims=None)(t.ones(3)),
     lambda V, t: V(lambda a: (a, a), out_dims=(0, 1, 2))(t.ones(3)),
     lambda V, t: V(t.sin, chunk_size=0)(t.ones(3)),
+    lambda V, t: V(lambda: 1)(),
+    lambda V, t: V(lambda a: a * a[0].item())(t.ones(3, 2)),
+    lambda V, t: V(lambda a: a * float(a[0]))(t.ones(3, 2)),
+    lambda V, t: V(lambda a: a[int(a[0])])(t.ones(3, 2)),
+    lambda V, t: V(lambda a: a if a.sum() else -a)(t.ones(3, 2)),
+    lambda V, t: V(lambda a, x: x.mul_(a), in_dims=(0, None))(t.ones(3, 2), t.ones(2)),
+    lambda V, t: V(lambda a, x: x.copy_(a), in_dims=(0, None))(t.ones(3, 2), t.ones(2)),
+    lambda V, t: V(lambda a: t.zeros(2).mul_(a))(t.ones(3, 2)),
 ], ids=["in_dim_range", "in_dims_structure", "sizes", "non_tensor", "zero_dim",
-        "float_out", "none_out", "in_dims_none", "out_dims_structure", "chunk_size"])
+        "float_out", "none_out", "in_dims_none", "out_dims_structure", "chunk_size",
+        "no_inputs", "item", "float", "int_index", "control_flow", "inplace_into_unbatched",
+        "copy_into_unbatched", "inplace_into_new"])
 def test_errors(torch, case):
     check_error(lambda lib: case(lib.func.vmap, lib))
 
@@ -242,3 +252,29 @@ def test_zero_dim_sample_does_not_promote(torch):
         y = lib.tensor([1.0, 2.0, 3.0])
         return lib.func.vmap(lambda a: a * y + a)(x)
     check_same(run)
+
+
+def test_inplace_into_unbatched_leaves_it_unchanged(torch):
+    """PyTorch refuses the write; running it once per sample would change ``x`` 3 times."""
+    def run(lib):
+        x = lib.ones(2)
+        try:
+            lib.func.vmap(lambda a: x.add_(a))(lib.ones(3, 2))
+        except RuntimeError:
+            pass
+        return x
+    check_same(run)
+
+
+def test_unbatched_inplace_and_batched_inplace_still_work(torch):
+    def run(lib):
+        x = lib.ones(2)
+        return (lib.func.vmap(lambda a: a.clone().mul_(x))(lib.ones(3, 2) * 2),
+                lib.func.vmap(lambda a: x.clone().mul_(2) + a)(lib.ones(3, 2)))
+    check_same(run)
+
+
+def test_functools_partial_name_in_errors(torch):
+    import functools
+    check_error(lambda lib: lib.func.vmap(functools.partial(lib.add, other=1),
+                                          in_dims=2)(lib.ones(3)))
