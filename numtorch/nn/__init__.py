@@ -1,7 +1,8 @@
 """``torch.nn``: modules, parameters, functional ops and initialisers."""
-from .parameter import Parameter, Buffer  # noqa: F401
+from .parameter import Parameter, Buffer, UninitializedParameter, UninitializedBuffer  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import Module  # noqa: F401
+from .parallel import DataParallel  # noqa: F401
 
 
 def __getattr__(name):

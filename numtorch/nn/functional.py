@@ -39,6 +39,26 @@ def _const(a):
     return _make(np.asarray(a), None, False)
 
 
+class _Relabel(BuiltinFunction):
+    """out = x;  dx = g. Gives a composite's result the node PyTorch's fused kernel has."""
+    _backward_name = "RelabelBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+def _relabel(out, backward_name):
+    """``out`` (a fresh composite result) with grad_fn named ``backward_name``."""
+    if out.grad_fn is None:
+        return out
+    return P.named(_Relabel, backward_name).apply(out)
+
+
 # ---- activations -------------------------------------------------------------------------
 def _act(x, op, *args, inplace=False, keep_int=False):
     """Apply activation ``op`` (a BuiltinFunction), in place when asked.
@@ -459,10 +479,9 @@ def bilinear(input1, input2, weight, bias=None):
     lead = tuple(input1.shape[:-1])
     x1 = input1.reshape(-1, input1.shape[-1])
     x2 = input2.reshape(-1, input2.shape[-1])
-    out = einsum("bi,kij,bj->bk", x1, weight, x2)
-    if bias is not None:
-        out = out + bias
-    return out.reshape(lead + (weight.shape[0],))
+    out = einsum("bi,kij,bj->bk", x1, weight, x2).reshape(lead + (weight.shape[0],))
+    # NOTE: the bias goes on last, so the output's grad_fn is AddBackward0 as PyTorch's
+    return out if bias is None else out + bias
 
 
 # ---- dropout -----------------------------------------------------------------------------
@@ -758,10 +777,18 @@ def _nll_shapes(input, target):
         return input.unsqueeze(0), target.unsqueeze(0), True
     if len(ts) == 0 or xs[0] != ts[0]:
         raise ValueError(f"Expected input batch_size ({xs[0]}) to match target "
-                         f"batch_size ({target.size(0)}).")
-    if len(xs) > 2 and ts[1:] != xs[2:]:
-        raise RuntimeError(f"size mismatch (got input: {_dims(xs)} , target: "
-                           f"{_dims(ts)}")
+                         f"batch_size ({ts[0] if ts else 0}).")
+    if len(xs) == 2 and len(ts) != 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if len(xs) == 4:    # PyTorch's nll_loss2d kernel, with its own checks
+        if len(ts) != 3:
+            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but "
+                               f"got targets of dimension: {len(ts)}")
+        if ts[1:] != xs[2:]:
+            raise RuntimeError(f"size mismatch (got input: {_dims(xs)} , target: "
+                               f"{_dims(ts)}")
+    elif len(xs) > 2 and ts[1:] != xs[2:]:
+        raise RuntimeError(f"Expected target size {_dims(xs[:1] + xs[2:])}, got {_dims(ts)}")
     return input, target, False
 
 
@@ -769,12 +796,23 @@ def _dims(shape):
     return "[" + ", ".join(map(str, shape)) + "]"
 
 
-def _check_targets(target, n_classes, ignore_index):
-    """Check class-index targets; True when all are classes (none is ``ignore_index``)."""
+_SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                 "uint8": "Byte", "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16",
+                 "float32": "Float", "float64": "Double"}
+
+
+def _check_targets(target, n_classes, ignore_index, byte_ok=False):
+    """Check class-index targets; True when all are classes (none is ``ignore_index``).
+
+    ``byte_ok``: nll_loss, whose first check takes Long or Byte targets; its N-d kernel
+    (target of 2 or more dims) then takes only Long.
+    """
     t = target._data
-    if t.dtype.kind not in "iu":
-        raise RuntimeError(f"expected scalar type Long but found {target.dtype.name.capitalize()}"
-                           .replace("Float32", "Float").replace("Float64", "Double"))
+    name = _SCALAR_NAMES.get(target.dtype.name, target.dtype.name)
+    if byte_ok and t.dtype not in (np.int64, np.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {name}")
+    if t.dtype != np.int64 and not (byte_ok and target.dim() <= 1):
+        raise RuntimeError(f"expected scalar type Long but found {name}")
     # NOTE: seen as unsigned, a negative target is huge: one max checks both bounds (plain
     # arrays only: under vmap the general check below runs)
     if type(t) is np.ndarray and t.size and t.view(f"u{t.itemsize}").max() < n_classes:
@@ -794,7 +832,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """
     reduction = _reduction(reduction, size_average, reduce)
     x, t, unbatched = _nll_shapes(input, target)
-    all_classes = _check_targets(t, x.shape[1], ignore_index)
+    all_classes = _check_targets(t, x.shape[1], ignore_index, byte_ok=True)
     if weight is not None and weight.numel() != x.shape[1]:
         raise RuntimeError(f"weight tensor should be defined either for all {x.shape[1]} "
                            f"classes or no classes but got weight tensor of shape: "
@@ -842,8 +880,8 @@ def _ce_probs(logp, target, weight, reduction, smoothing, class_dim):
     prod = logp * target
     if weight is not None:
         prod = prod * _class_view(weight, logp.ndim, class_dim)
-    if reduction == "mean":
-        return -prod.sum() / (logp.numel() // n_classes)
+    if reduction == "mean":   # PyTorch divides by a Scalar: DivBackward1
+        return P.named(E.Div, "DivBackward1").apply(-prod.sum(), logp.numel() // n_classes)
     if reduction == "sum":
         return -prod.sum()
     return -prod.sum(class_dim)
@@ -882,6 +920,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(f"Using a target size ({target.size()}) that is different to the "
                          f"input size ({input.size()}) is deprecated. Please ensure they have "
                          "the same size.")
+    if target.dtype != input.dtype:
+        raise RuntimeError(f"Found dtype {_SCALAR_NAMES.get(target.dtype.name)} but expected "
+                           f"{_SCALAR_NAMES.get(input.dtype.name)}")
     x = input._data
     if x.size and ((x < 0) | (x > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -901,7 +942,20 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if target.size() != input.size():
         raise ValueError(f"Target size ({target.size()}) must be the same as input size "
                          f"({input.size()})")
+    # NOTE: PyTorch builds the loss in place on (1 - target): its dtype is the target's, and
+    # an integer target cannot hold it
+    dt = target.dtype
+    if not (target.is_floating_point() or target.is_complex()):
+        from .._dtype import promote_types
+        shown = _SCALAR_NAMES.get(promote_types(input.dtype, dt).name)
+        raise RuntimeError(f"result type {shown} can't be cast to the desired output type "
+                           f"{_SCALAR_NAMES.get(dt.name)}")
+    input, weight, pos_weight = (_as_dtype(t, dt) for t in (input, weight, pos_weight))
     return LS.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction)
+
+
+def _as_dtype(t, dtype):
+    return t if t is None or t.dtype == dtype else t.to(dtype)
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
@@ -1158,7 +1212,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     loss = (margins * pair).sum((1, 2)) / c
     if input.dim() < 2 and reduction == "none":
         loss = loss.squeeze(0)
-    return _reduce(loss, reduction)
+    return _relabel(_reduce(loss, reduction), "MultilabelMarginLossBackward0")
 
 
 # ---- embeddings and distances -------------------------------------------------------------
@@ -1188,11 +1242,20 @@ class _Embedding(BuiltinFunction):
 
 
 def _embedding_renorm(weight, idx, max_norm, norm_type):
-    rows = np.unique(idx)
+    """PyTorch's embedding_renorm_: each distinct row whose norm exceeds ``max_norm`` is
+    scaled by max_norm / (norm + 1e-7), the norm taken in the weight's dtype."""
+    n, dim = weight.shape
+    bad = idx[(idx >= n) | (idx < -n)] if idx.size else idx
+    if bad.size:  # PyTorch selects each row, so select() reports the first bad index
+        raise IndexError(f"select(): index {int(bad[0])} out of range for tensor of size "
+                         f"[{n}, {dim}] at dimension 0")
+    rows = np.unique(np.where(idx < 0, idx + n, idx))
     w = weight._data
-    norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
-    scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
-    w[rows] = (w[rows] * scale[:, None]).astype(w.dtype)
+    with no_grad():
+        norms = R.VectorNorm.apply(weight.detach()[rows], float(norm_type), (1,), False)._data
+    for r, norm in zip(rows, norms.tolist()):
+        if norm > max_norm:
+            w[r] = w[r] * w.dtype.type(max_norm / (norm + 1e-7))
     weight._vc[0] += 1
 
 
@@ -1215,10 +1278,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
                            "following scalar types: Long, Int; but got "
                            f"{input.type()} instead (while checking arguments for embedding)")
+    if max_norm is not None:    # PyTorch renormalises first, so its errors come first
+        _embedding_renorm(weight, idx, max_norm, norm_type)
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise IndexError("index out of range in self")
-    if max_norm is not None:
-        _embedding_renorm(weight, idx, max_norm, norm_type)
     return _Embedding.apply(weight, idx, padding_idx, scale_grad_by_freq)
 
 
@@ -1274,7 +1337,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     rows = embedding(flat, weight, None, max_norm, norm_type, scale_grad_by_freq)
     keep = flat._data != (padding_idx if padding_idx is not None else -1)
     if mode == "max":
-        return _bag_max(rows, bounds, keep, weight)
+        return _relabel(_bag_max(rows, bounds, keep, weight), "EmbeddingBagBackward0")
     if psw is not None:
         rows = rows * psw.unsqueeze(1)
     pos = np.arange(flat.shape[0])
@@ -1282,7 +1345,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     m = member.astype(weight._data.dtype)
     if mode == "mean":
         m = m / np.maximum(m.sum(1, keepdims=True), 1)
-    return _const(m) @ rows
+    return _relabel(_const(m) @ rows, "EmbeddingBagBackward0")
 
 
 def _bag_max(rows, bounds, keep, weight):
@@ -1338,7 +1401,9 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     tensor([5.])
     """
     ndim = max(x1.dim(), x2.dim())
-    return (x1 - x2 + eps).norm(p, ndim - 1, keepdim=keepdim)
+    diff = x1 - x2 + eps
+    # NOTE: PyTorch calls at::norm here, whose node is NormBackward1 (not linalg's)
+    return P.named(R.VectorNorm, "NormBackward1").apply(diff, float(p), (ndim - 1,), keepdim)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
@@ -1382,8 +1447,10 @@ def _pad_pairs(pad, ndim):
     return tuple(reversed(pairs))
 
 
+# NOTE: PyTorch pads circularly with slice copies, so its node is CopySlices
 _PAD_NAMES = {"reflect": "ReflectionPad{}DBackward0", "replicate": "ReplicationPad{}DBackward0",
-              "circular": "CircularPad{}DBackward0"}
+              "circular": "CopySlices"}
+P.named(P.IndexPad, "CopySlices")._node_name = "torch::autograd::CopySlices"
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -1401,8 +1468,12 @@ def pad(input, pad, mode="constant", value=None):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     k = len(pairs)
     if input.dim() not in (k + 1, k + 2) or k > 3:
-        raise NotImplementedError(f"Only 2D, 3D, 4D, 5D padding with non-constant padding are "
-                                  f"supported for now")
+        raise NotImplementedError(
+            f"Padding size {2 * k} is not supported for {input.dim()}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     _check_pad_size(input, pairs, mode)
     return P.index_pad(input, pairs, mode, _PAD_NAMES[mode].format(k))
 
@@ -1915,6 +1986,8 @@ def _adaptive_sizes(x, output_size, nsp):
 def _adaptive_avg(input, output_size, nsp):
     _check_pool_dims(input, nsp, f"adaptive_avg_pool{nsp}d")
     out = _adaptive_sizes(input, output_size, nsp)
+    if nsp == 2 and tuple(out) == (1, 1):   # PyTorch takes the mean here (MeanBackward1)
+        return input.mean((-1, -2), keepdim=True)
     sizes = input.shape[input.dim() - nsp:]
     mats = [P.adaptive_avg_matrix(s, o) for s, o in zip(sizes, out)]
     return P.axis_maps(input, mats, f"AdaptiveAvgPool{nsp}DBackward0")

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._tensor import Tensor
 
-__all__ = ["Parameter", "Buffer"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"]
 
 
 class Parameter(Tensor):
@@ -54,4 +54,51 @@ class Buffer(Tensor):
         self = object.__new__(cls)
         self._init_from(data._data, data._rg)
         self.persistent = persistent
+        return self
+
+
+class _Uninitialized:
+    """Shared by the uninitialized parameter and buffer of lazy modules: an empty tensor
+    whose shape is fixed later by ``materialize``, which turns it into ``cls_to_become``."""
+
+    __slots__ = ()
+    cls_to_become = None
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Give this tensor ``shape`` (uninitialized memory) and its final class."""
+        from .. import empty
+        if isinstance(shape, int):
+            shape = (shape,)
+        data = empty(*shape, dtype=dtype if dtype is not None else self.dtype)
+        self._data = data._data
+        self.__class__ = self.cls_to_become
+
+    def __repr__(self):
+        return f"<{type(self).__name__}>"
+
+    __str__ = __repr__
+
+
+class UninitializedParameter(_Uninitialized, Parameter):
+    """A Parameter whose shape a lazy module infers from its first input."""
+
+    __slots__ = ()
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        from .. import empty
+        self = Parameter.__new__(cls, empty(0, dtype=dtype), requires_grad)
+        return self
+
+
+class UninitializedBuffer(_Uninitialized, Tensor):
+    """A buffer whose shape a lazy module infers from its first input."""
+
+    __slots__ = ()
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        from .. import empty
+        self = object.__new__(cls)
+        self._init_from(empty(0, dtype=dtype)._data, requires_grad)
         return self

@@ -10,9 +10,11 @@ from .adamax import Adamax
 from .nadam import NAdam
 from .radam import RAdam
 from .lbfgs import LBFGS
+from .asgd import ASGD
+from .rprop import Rprop
 from .sparse_adam import SparseAdam
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "RAdam", "LBFGS", "SparseAdam", "lr_scheduler"]
+           "NAdam", "RAdam", "LBFGS", "ASGD", "Rprop", "SparseAdam", "lr_scheduler", "swa_utils"]
 

@@ -172,7 +172,8 @@ class LRScheduler:
         return _group_values(self.optimizer, "lr")
 
 
-_LRScheduler = LRScheduler
+class _LRScheduler(LRScheduler):
+    """The deprecated name: a subclass for old user schedulers (built-ins do not derive it)."""
 
 
 def _lambdas(optimizer, lr_lambda):

@@ -35,6 +35,9 @@ MODULES = [
     "numtorch.ops.metadata_inplace", "numtorch.ops.weight_norm", "numtorch.nn.utils.parametrize",
     "numtorch.nn.utils.parametrizations", "numtorch.nn.utils.weight_norm",
     "numtorch.nn.utils.spectral_norm", "numtorch.optim.sparse_adam",
+    "numtorch.optim.asgd", "numtorch.optim.rprop", "numtorch.optim.swa_utils",
+    "numtorch.nn.modules.lazy", "numtorch.nn.parallel", "numtorch.nn.utils.prune",
+    "numtorch.nn.utils.fusion", "numtorch.nn.utils.stateless", "numtorch.utils.data.distributed",
 ]
 
 

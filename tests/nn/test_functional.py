@@ -86,7 +86,8 @@ LOSSES = [
     ("cross_entropy", [a(6, 4), idx(4, 6)], {"label_smoothing": 0.1}, {"grad_fn": False}),
     ("cross_entropy", [a(6, 4), idx(4, 6), K(a(4, low=0.5, high=2))],
      {"label_smoothing": 0.2, "reduction": "none"}, {"grad_fn": False}),
-    ("cross_entropy", [a(6, 4), P], {}, {"grad_fn": False}),
+    ("cross_entropy", [a(6, 4), P], {}, {}),
+    ("cross_entropy", [a(6, 4), P], {"label_smoothing": 0.1, "reduction": "sum"}, {}),
     ("cross_entropy", [a(2, 3, 4, 5), idx(3, 2, 4, 5)], {}, {}),
     ("cross_entropy", [a(4), np.array(2)], {}, {}),
     ("nll_loss", [a(6, 4), idx(4, 6)], {"reduction": "none"}, {}),
@@ -116,7 +117,10 @@ LOSSES = [
                                                   "reduction": "none"}, {"gradgrad": False}),
     ("multilabel_margin_loss", [a(3, 4), np.array([[3, 0, -1, 1], [0, 1, 2, 3],
                                                    [1, -1, 0, 0]])], {},
-     {"grad_fn": False, "gradgrad": False}),
+     {"gradgrad": False}),
+    ("multilabel_margin_loss", [a(3, 4), np.array([[3, 0, -1, 1], [0, 1, 2, 3],
+                                                   [1, -1, 0, 0]])], {"reduction": "none"},
+     {"gradgrad": False}),
 ]
 
 
@@ -131,21 +135,24 @@ SEQ = a(2, 4, 9)
 SHAPES = [
     ("linear", [a(3, 5), a(4, 5), a(4)], {}, {}),
     ("linear", [a(2, 3, 5), a(4, 5)], {}, {}),
-    ("bilinear", [a(3, 2), a(3, 4), a(5, 2, 4), a(5)], {}, {"grad_fn": False}),
+    ("bilinear", [a(3, 2), a(3, 4), a(5, 2, 4), a(5)], {}, {}),
+    ("bilinear", [a(2, 3, 2), a(2, 3, 4), a(5, 2, 4)], {}, {}),
     ("embedding", [idx(5, 2, 3), a(5, 4)], {}, {}),
     # PyTorch's double backward ignores scale_grad_by_freq: compare first derivatives
     ("embedding", [idx(5, 7), a(5, 4)], {"padding_idx": 1, "scale_grad_by_freq": True},
      {"gradgrad": False}),
     ("normalize", [a(3, 4)], {}, {}), ("normalize", [a(3, 4)], {"p": 1, "dim": 0}, {}),
     ("cosine_similarity", [a(3, 4), a(3, 4)], {}, {"grad_fn": False}),
-    ("pairwise_distance", [a(3, 4), a(3, 4)], {}, {"grad_fn": False}),
+    ("pairwise_distance", [a(3, 4), a(3, 4)], {}, {}),
+    ("pairwise_distance", [a(3, 4), a(3, 4)], {"p": 1.0, "keepdim": True}, {}),
     ("pdist", [a(4, 3)], {}, {"grad_fn": False, "gradgrad": False}),
     ("pad", [SEQ, (1, 2)], {}, {}), ("pad", [IMG, (1, 2, 0, 1)], {"value": 0.5}, {}),
     ("pad", [IMG, (-1, 2, 1, -2)], {}, {}),
     ("pad", [SEQ, (2, 3)], {"mode": "reflect"}, {}),
     ("pad", [IMG, (2, 1, 3, 0)], {"mode": "reflect"}, {}),
     ("pad", [IMG, (2, 1, 3, 0)], {"mode": "replicate"}, {}),
-    ("pad", [SEQ, (2, 3)], {"mode": "circular"}, {"grad_fn": False}),
+    ("pad", [SEQ, (2, 3)], {"mode": "circular"}, {}),
+    ("pad", [IMG, (1, 2, 2, 1)], {"mode": "circular"}, {}),
     ("pad", [a(1, 2, 3, 3, 3), (1, 1, 1, 1, 1, 1)], {"mode": "replicate"}, {}),
     ("one_hot", [idx(4, 5)], {}, {}), ("one_hot", [idx(3, 2, 2)], {"num_classes": 5}, {}),
     ("pixel_shuffle", [a(1, 8, 2, 3), 2], {}, {"grad_fn": False}),
@@ -202,6 +209,8 @@ POOL = [
     ("adaptive_avg_pool1d", [SEQ, 4], {}, {}),
     ("adaptive_avg_pool2d", [IMG, (3, 4)], {}, {}),
     ("adaptive_avg_pool2d", [IMG, (None, 1)], {}, {}),
+    ("adaptive_avg_pool2d", [IMG, 1], {}, {}),
+    ("adaptive_avg_pool1d", [SEQ, 1], {}, {}),
     ("adaptive_max_pool1d", [SEQ, 4], {}, {}),
     ("adaptive_max_pool2d", [IMG, (3, 4)], {"return_indices": True}, {}),
     ("lp_pool1d", [np.abs(SEQ) + 0.1, 2, 3], {}, {"grad_fn": False}),
@@ -316,10 +325,42 @@ ERRORS = [
     lambda lib: lib.nn.functional.group_norm(lib.ones(2, 3, 4), 2),
     lambda lib: lib.nn.functional.pad(lib.ones(2, 3), (1,)),
     lambda lib: lib.nn.functional.pad(lib.ones(1, 2, 3), (3, 3), mode="reflect"),
+    lambda lib: lib.nn.functional.pad(lib.ones(1, 2, 3, 3), (1, 1), mode="reflect"),
+    lambda lib: lib.nn.functional.pad(lib.ones(3, 3), (1, 1, 1, 1), mode="circular"),
     lambda lib: lib.nn.functional.max_pool2d(lib.ones(1, 1, 4, 4), 2, padding=2),
     lambda lib: lib.nn.functional.one_hot(lib.tensor([0, 3]), 3),
     lambda lib: lib.nn.functional.one_hot(lib.tensor([0.0])),
     lambda lib: lib.nn.functional.embedding(lib.tensor([4]), lib.ones(3, 2)),
+    # with max_norm, PyTorch's renormalisation selects the rows first: its message wins
+    lambda lib: lib.nn.functional.embedding(lib.tensor([0, 4]), lib.ones(3, 2), max_norm=1.0),
+    lambda lib: lib.nn.functional.embedding(lib.tensor([-4]), lib.ones(3, 2), max_norm=1.0),
+    lambda lib: lib.nn.functional.embedding(lib.tensor([-1]), lib.ones(3, 2), max_norm=1.0),
+    # nll_loss takes Long or Byte class targets ((N, C) input); its N-d kernel only Long
+    lambda lib: lib.nn.functional.cross_entropy(lib.ones(3, 4), lib.tensor([0.0, 1.0, 2.0])),
+    lambda lib: lib.nn.functional.nll_loss(lib.ones(3, 4), lib.tensor([0, 1, 2],
+                                                                      dtype=lib.int32)),
+    lambda lib: lib.nn.functional.nll_loss(lib.ones(3, 4, 2),
+                                           lib.zeros(3, 2, dtype=lib.uint8)),
+    lambda lib: lib.nn.functional.multi_margin_loss(lib.ones(3, 4),
+                                                    lib.zeros(3, dtype=lib.uint8)),
+    # target shapes: nll_loss's checks, in PyTorch's order
+    lambda lib: lib.nn.functional.cross_entropy(lib.ones(4, 3), lib.zeros(4, 1, dtype=lib.long)),
+    lambda lib: lib.nn.functional.cross_entropy(lib.ones(4, 3), lib.zeros(4, 2)),
+    lambda lib: lib.nn.functional.cross_entropy(lib.ones(4, 3), lib.tensor(1)),
+    lambda lib: lib.nn.functional.nll_loss(lib.ones(2, 3, 4), lib.zeros(2, 5, dtype=lib.long)),
+    lambda lib: lib.nn.functional.nll_loss(lib.ones(2, 3, 4, 5), lib.zeros(2, 4, dtype=lib.long)),
+    lambda lib: lib.nn.functional.nll_loss(lib.ones(2, 3, 4, 5),
+                                           lib.zeros(2, 4, 6, dtype=lib.long)),
+    lambda lib: lib.nn.functional.nll_loss(lib.ones(2, 3, 4, 5, 6),
+                                           lib.zeros(2, 4, 5, 7, dtype=lib.long)),
+    # binary cross entropy: target dtypes
+    lambda lib: lib.nn.functional.binary_cross_entropy(lib.ones(2) / 2,
+                                                       lib.ones(2, dtype=lib.long)),
+    lambda lib: lib.nn.functional.binary_cross_entropy(lib.ones(2) / 2, lib.ones(2).double()),
+    lambda lib: lib.nn.functional.binary_cross_entropy_with_logits(
+        lib.ones(2).double(), lib.ones(2, dtype=lib.uint8)),
+    lambda lib: lib.nn.functional.binary_cross_entropy_with_logits(
+        lib.ones(2), lib.ones(2, dtype=lib.long)),
     lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 4), size=2, scale_factor=2),
     lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 4), scale_factor=2,
                                               align_corners=True),
@@ -551,3 +592,49 @@ def test_new_module_reprs(torch):
     for make in (lambda lib: lib.nn.CrossMapLRN2d(3, k=2), lambda lib: lib.nn.LPPool3d(2, 3),
                  lambda lib: lib.nn.MaxUnpool3d(2), lambda lib: lib.nn.ChannelShuffle(2)):
         assert repr(make(numtorch)) == repr(make(torch))
+
+
+def test_embedding_max_norm_renormalises_as_torch(torch):
+    """Rows over max_norm are scaled by max_norm / (norm + 1e-7) in float32, as PyTorch's
+    embedding_renorm_ (a float64 norm would leave them one ulp off)."""
+    out = []
+    for lib in (numtorch, torch):
+        lib.manual_seed(0)
+        emb = lib.nn.Embedding(10, 4, padding_idx=1, max_norm=1.0)
+        emb(lib.tensor([[1, 2, 3], [3, 9, 1]]))
+        out.append(emb.weight.detach().numpy().copy())
+    np.testing.assert_array_equal(out[0], out[1])
+
+
+def test_uint8_class_targets(torch):
+    x = a(3, 4)
+    for kwargs in ({}, {"label_smoothing": 0.1}):
+        mine = numtorch.nn.functional.cross_entropy(
+            numtorch.tensor(x), numtorch.tensor([0, 3, 1], dtype=numtorch.uint8), **kwargs)
+        ref = torch.nn.functional.cross_entropy(
+            torch.tensor(x), torch.tensor([0, 3, 1], dtype=torch.uint8), **kwargs)
+        np.testing.assert_allclose(mine.numpy(), ref.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_grad_fn(torch, mode):
+    names = []
+    for lib in (numtorch, torch):
+        lib.manual_seed(0)
+        out = lib.nn.EmbeddingBag(5, 2, mode=mode)(lib.tensor([[1, 2], [0, 4]]))
+        names.append(type(out.grad_fn).__name__)
+    assert names[0] == names[1]
+
+
+def test_bce_with_logits_result_has_the_target_dtype(torch):
+    x, t = a(2, 3), a(2, 3, low=0, high=1)
+    for xd, td, extra in [("float32", "float64", {}), ("float64", "float32", {}),
+                          ("float32", "float32", {"pos_weight": np.ones(3, np.int64)}),
+                          ("float32", "float32", {"weight": np.ones(3, np.int64)})]:
+        out = []
+        for lib in (numtorch, torch):
+            kw = {k: lib.tensor(v) for k, v in extra.items()}
+            out.append(lib.nn.functional.binary_cross_entropy_with_logits(
+                lib.tensor(x.astype(xd)), lib.tensor(t.astype(td)), **kw))
+        assert str(out[0].dtype) == str(out[1].dtype)
+        np.testing.assert_allclose(out[0].numpy(), out[1].numpy(), rtol=1e-6)

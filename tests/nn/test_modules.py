@@ -258,6 +258,32 @@ def test_module_backward_hooks(torch):
     np.testing.assert_allclose(mine[2], ref[2], rtol=1e-5)
 
 
+def test_global_forward_hooks(torch):
+    """register_module_forward_(pre_)hook: run for every module, before the module's own."""
+    def run(lib):
+        lib.manual_seed(0)
+        seq = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.ReLU())
+        log = []
+        seq[0].register_forward_hook(lambda m, a, o: log.append("own"))
+        handles = [
+            lib.nn.modules.module.register_module_forward_pre_hook(
+                lambda m, a: log.append(("pre", type(m).__name__))),
+            lib.nn.modules.module.register_module_forward_hook(
+                lambda m, a, o: log.append(("post", type(m).__name__))),
+            lib.nn.modules.module.register_module_forward_hook(
+                lambda m, a, k, o: o * 2, with_kwargs=True)]
+        try:
+            out = seq(lib.ones(1, 2))
+        finally:
+            for h in handles:
+                h.remove()
+        seq(lib.ones(1, 2))
+        return log, out.detach().numpy()
+    (log_m, out_m), (log_r, out_r) = run(numtorch), run(torch)
+    assert log_m == log_r
+    np.testing.assert_allclose(out_m, out_r, rtol=1e-6)
+
+
 @pytest.mark.filterwarnings("ignore:Full backward hook is firing")
 def test_backward_hook_without_input_grad(torch):
     for lib in (numtorch, torch):
@@ -292,6 +318,11 @@ MODULE_ERRORS = [
     lambda lib: lib.nn.RNN(3, 4, nonlinearity="gelu"),
     lambda lib: lib.nn.LSTM(3, 4, proj_size=4),
     lambda lib: lib.nn.LSTMCell(3, 4)(lib.ones(2, 2, 3)),
+    # PyTorch names a plain tensor by torch.typename: 'torch.FloatTensor'
+    lambda lib: lib.nn.Linear(1, 1).register_parameter("w", lib.ones(1)),
+    lambda lib: lib.nn.Linear(1, 1).register_parameter("w", lib.ones(1, dtype=lib.int64)),
+    lambda lib: lib.nn.Linear(1, 1).register_parameter("w", 3.0),
+    lambda lib: lib.nn.Linear(1, 1).register_buffer("b", 3),
 ]
 
 
@@ -349,4 +380,130 @@ def test_load_state_dict_fills_num_batches_tracked_and_repr(torch):
         del sd["1.num_batches_tracked"]
         return [repr(m.load_state_dict(d)), repr(m.load_state_dict(sd, strict=False)),
                 repr(m.load_state_dict({}, strict=False))]
+    assert run(numtorch) == run(torch)
+
+
+def test_load_state_dict_assign_and_non_tensor_entries(torch):
+    def run(lib):
+        m = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.BatchNorm1d(2))
+        old = m[0].weight
+        sd = {k: v.clone() + 1 for k, v in m.state_dict().items()}
+        m.load_state_dict(sd, assign=True)
+        facts = [m[0].weight is old, type(m[0].weight).__name__, m[0].weight.requires_grad,
+                 m[1].running_mean is sd["1.running_mean"], m[0].bias is sd["0.bias"]]
+        bad = dict(sd, **{"0.weight": [[1.0, 2.0]] * 2})
+        try:
+            m.load_state_dict(bad)
+        except RuntimeError as e:
+            facts.append(str(e))
+        return facts
+    assert run(numtorch) == run(torch)
+
+
+def test_data_parallel_on_cpu_wraps_the_module(torch):
+    def run(lib):
+        lib.manual_seed(0)
+        dp = lib.nn.DataParallel(lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.ReLU()))
+        return [repr(dp), list(dp.state_dict()), dp(lib.ones(1, 2)).tolist(), dp.device_ids,
+                hasattr(lib.nn, "no_such_thing")]
+    assert run(numtorch) == run(torch)
+    check_error(lambda lib: lib.nn.parallel.data_parallel(lib.nn.Linear(2, 1), lib.ones(1, 2)))
+
+
+def test_reassignment_keeps_registration_order(torch):
+    """Re-assigning a parameter, submodule or Sequential slot keeps its place (state_dict
+    key order, repr order), as PyTorch's __setattr__ does; a Buffer cannot take a plain
+    attribute's name."""
+    def run(lib):
+        nn = lib.nn
+        lin = nn.Linear(2, 2)
+        lin.weight = nn.Parameter(lib.ones(2, 2))
+        seq = nn.Sequential(nn.ReLU(), nn.Tanh())
+        seq[0] = nn.GELU()
+        m = nn.Module()
+        m.a, m.b = nn.ReLU(), nn.Tanh()
+        m.a = nn.GELU()
+        m.p, m.q = nn.Parameter(lib.ones(1)), nn.Parameter(lib.ones(1))
+        m.p = nn.Parameter(lib.zeros(1))
+        m.z = 3
+        try:
+            m.z = nn.Buffer(lib.zeros(1))
+            err = None
+        except KeyError as e:
+            err = str(e)
+        return [list(lin.state_dict()), repr(seq), repr(m), list(m.state_dict()), err]
+    assert run(numtorch) == run(torch)
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+def test_legacy_backward_hook_sees_the_last_node(torch):
+    """register_backward_hook: grad_input are the gradients of the output's grad_fn inputs
+    (Linear: bias, input, weight.T; Conv2d: input (None here), weight, bias)."""
+    def run(lib):
+        lib.manual_seed(0)
+        seen = []
+
+        def hook(mod, gin, gout):
+            seen.append((type(mod).__name__, [None if g is None else tuple(g.shape) for g in gin],
+                         [tuple(g.shape) for g in gout]))
+            return tuple(None if g is None else g * 2 for g in gin)
+        lin, conv = lib.nn.Linear(3, 2), lib.nn.Conv2d(1, 2, 3)
+        lin.register_backward_hook(hook)
+        conv.register_backward_hook(hook)
+        x = lib.randn(4, 3, requires_grad=True)
+        lin(x).sum().backward()
+        conv(lib.randn(1, 1, 5, 5)).sum().backward()
+        try:
+            lin.register_full_backward_hook(hook)
+        except RuntimeError as e:
+            seen.append(str(e))
+        return seen, x.grad.numpy(), lin.weight.grad.numpy()
+    mine, ref = run(numtorch), run(torch)
+    assert mine[0] == ref[0]
+    np.testing.assert_allclose(mine[1], ref[1], rtol=1e-6)
+    np.testing.assert_allclose(mine[2], ref[2], rtol=1e-6)
+
+
+def test_extra_state_and_state_dict_hooks(torch):
+    def run(lib):
+        nn = lib.nn
+        log = []
+
+        class E(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(1, 1)
+                self.count = 3
+
+            def get_extra_state(self):
+                return {"count": self.count}
+
+            def set_extra_state(self, state):
+                self.count = state["count"]
+
+        class W(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = nn.Parameter(lib.ones(2))
+
+            def _save_to_state_dict(self, destination, prefix, keep_vars):
+                super()._save_to_state_dict(destination, prefix, keep_vars)
+                destination[prefix + "extra"] = lib.zeros(1)
+
+        e = E()
+        sd = e.state_dict()
+        log += [list(sd), sd["_extra_state"]]
+        e2 = E()
+        e2.count = 0
+        e2.register_load_state_dict_post_hook(lambda m, keys: log.append(("post", repr(keys))))
+        e2.lin.register_load_state_dict_post_hook(lambda m, keys: log.append("child post"))
+        e2.load_state_dict(sd)
+        log.append(e2.count)
+        seq = nn.Sequential(nn.Linear(2, 2), W())
+        seq.register_state_dict_pre_hook(lambda m, prefix, kv: log.append(("pre", prefix)))
+        seq[0].register_state_dict_pre_hook(lambda m, prefix, kv: log.append(("pre0", prefix)))
+        seq.register_state_dict_post_hook(lambda m, d, prefix, md: log.append(list(d)))
+        log.append(list(seq.state_dict(prefix="model.")))
+        log.append(list(seq.state_dict().keys()))
+        return log
     assert run(numtorch) == run(torch)

@@ -1,8 +1,9 @@
 """``nn.utils`` against PyTorch: gradient clipping and parameter/vector conversion."""
 import numpy as np
+import pytest
 
 import numtorch
-from helpers import plain
+from helpers import check_error, plain
 
 
 def _model_with_grads(lib):
@@ -74,3 +75,41 @@ def test_embedding_bag_offsets(torch):
     mine, ref = run(numtorch), run(torch)
     for m, r in zip(mine, ref):
         np.testing.assert_allclose(m.numpy(), r.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_fuse_batchnorm_into_conv_and_linear(torch):
+    def run(lib):
+        nn, fu = lib.nn, lib.nn.utils
+        lib.manual_seed(0)
+        conv, bn = nn.Conv2d(2, 3, 3, bias=False), nn.BatchNorm2d(3)
+        bn(conv(lib.randn(4, 2, 5, 5)))
+        conv.eval(), bn.eval()
+        fused = fu.fuse_conv_bn_eval(conv, bn)
+        convt = fu.fuse_conv_bn_eval(nn.ConvTranspose2d(3, 2, 2).eval(), nn.BatchNorm2d(2).eval(),
+                                     transpose=True)
+        lin, bn1 = nn.Linear(3, 4).eval(), nn.BatchNorm1d(4).eval()
+        bn1.running_mean.fill_(0.5)
+        fl = fu.fuse_linear_bn_eval(lin, bn1)
+        return [repr(fused), fused.weight.detach().numpy(), fused.bias.detach().numpy(),
+                convt.weight.detach().numpy(), fl.weight.detach().numpy(),
+                fl.bias.detach().numpy()]
+    mine, ref = run(numtorch), run(torch)
+    assert mine[0] == ref[0]
+    for m, r in zip(mine[1:], ref[1:]):
+        np.testing.assert_allclose(m, r, rtol=1e-6, atol=1e-7)
+    check_error(lambda lib: lib.nn.utils.fuse_linear_bn_eval(lib.nn.Linear(3, 4).eval(),
+                                                             lib.nn.BatchNorm1d(3).eval()))
+    check_error(lambda lib: lib.nn.utils.fuse_conv_bn_eval(lib.nn.Conv2d(1, 1, 1),
+                                                           lib.nn.BatchNorm2d(1).eval()))
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+def test_stateless_functional_call(torch):
+    def run(lib):
+        lib.manual_seed(0)
+        m = lib.nn.Linear(2, 1)
+        out = lib.nn.utils.stateless.functional_call(m, {"weight": lib.ones(1, 2)},
+                                                     (lib.ones(3, 2),))
+        return out.detach().numpy(), m.weight.detach().numpy()
+    for a, b in zip(run(numtorch), run(torch)):
+        np.testing.assert_allclose(a, b, rtol=1e-6)

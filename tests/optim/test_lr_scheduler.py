@@ -107,3 +107,12 @@ def test_cosine_formula_without_torch():
         opt.step()
         sched.step()
     assert math.isclose(sched.get_last_lr()[0], 0.5)
+
+
+def test_deprecated_lrscheduler_base_is_a_subclass(torch):
+    for lib in (numtorch, torch):
+        L = lib.optim.lr_scheduler
+        opt = lib.optim.SGD([lib.nn.Parameter(lib.zeros(1))], lr=0.1)
+        s = L.StepLR(opt, 2)
+        assert isinstance(s, L.LRScheduler) and not isinstance(s, L._LRScheduler)
+        assert issubclass(L._LRScheduler, L.LRScheduler)

@@ -46,6 +46,10 @@ CASES = [
     ("NAdam", {"lr": 0.01, "weight_decay": 0.1, "decoupled_weight_decay": True}),
     ("RAdam", {"lr": 0.01}), ("RAdam", {"lr": 0.01, "weight_decay": 0.1}),
     ("RAdam", {"lr": 0.01, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("ASGD", {"lr": 0.01}), ("ASGD", {"lr": 0.05, "t0": 5, "weight_decay": 0.1}),
+    ("ASGD", {"lr": 0.05, "lambd": 0.01, "alpha": 0.5, "t0": 3, "maximize": True}),
+    ("Rprop", {"lr": 0.01}), ("Rprop", {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.1)}),
+    ("Rprop", {"lr": 0.01, "maximize": True}),
 ]
 
 
@@ -161,6 +165,9 @@ ERRORS = [
     lambda lib: lib.optim.Adadelta([lib.nn.Parameter(lib.ones(1))], rho=2),
     lambda lib: lib.optim.Adagrad([lib.nn.Parameter(lib.ones(1))], lr_decay=-1),
     lambda lib: lib.optim.NAdam([lib.nn.Parameter(lib.ones(1))], momentum_decay=-1),
+    lambda lib: lib.optim.Rprop([lib.nn.Parameter(lib.ones(1))], etas=(1.5, 1.2)),
+    lambda lib: lib.optim.Rprop([lib.nn.Parameter(lib.ones(1))], lr=-1),
+    lambda lib: lib.optim.ASGD([lib.nn.Parameter(lib.ones(1))], weight_decay=-1),
     lambda lib: lib.optim.SGD([{"params": [lib.nn.Parameter(lib.ones(1))]}]).add_param_group(
         [1]),
 ]

@@ -159,3 +159,34 @@ def test_iterable_dataset_options_error(torch):
             return iter(range(3))
     with pytest.raises(ValueError, match="expected unspecified shuffle option"):
         numtorch.utils.data.DataLoader(Stream(), shuffle=True)
+
+
+@pytest.mark.parametrize("kwargs", [{"shuffle": False}, {}, {"drop_last": True},
+                                    {"seed": 3}], ids=["plain", "shuffle", "drop", "seed"])
+def test_distributed_sampler_matches_torch(torch, kwargs):
+    def run(lib):
+        out = []
+        for rank in range(3):
+            s = lib.utils.data.DistributedSampler(range(11), num_replicas=3, rank=rank, **kwargs)
+            out.append((list(s), len(s)))
+            s.set_epoch(2)
+            out.append(list(s))
+        return out
+    assert run(numtorch) == run(torch)
+
+
+def test_distributed_sampler_errors(torch):
+    check_error(lambda lib: lib.utils.data.DistributedSampler(range(4), num_replicas=2, rank=2))
+    with pytest.raises(RuntimeError, match="numtorch has no torch.distributed"):
+        numtorch.utils.data.DistributedSampler(range(4))
+
+
+def test_collate_keeps_zip_columns_as_tuples(torch):
+    """Columns of a tuple/list/namedtuple batch are zip's tuples: strings stay a tuple."""
+    P = namedtuple("P", ["a", "b"])
+    batches = [[(1, "a"), (2, "b")], [[1.0, "x"], [2.0, "y"]], [P(1, "u"), P(2, "v")],
+               [{"s": "p"}, {"s": "q"}]]
+    for batch in batches:
+        mine = numtorch.utils.data.default_collate(batch)
+        ref = torch.utils.data.default_collate(batch)
+        assert repr(mine) == repr(ref)

@@ -49,8 +49,9 @@ class BackwardHook:
     def __init__(self, module):
         from .module import _global_backward_hooks, _global_backward_pre_hooks
         self.module = module
-        self.hooks = list(_global_backward_hooks().values()) + \
-            list(module._backward_hooks.values())
+        own = [] if module.__dict__.get("_is_full_backward_hook") is False else \
+            list(module._backward_hooks.values())     # the legacy hooks go on grad_fn
+        self.hooks = list(_global_backward_hooks().values()) + own
         self.pre_hooks = list(_global_backward_pre_hooks().values()) + \
             list(module._backward_pre_hooks.values())
         self.grad_outputs = None

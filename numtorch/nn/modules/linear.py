@@ -1,4 +1,4 @@
-"""``Identity``, ``Linear``, ``Bilinear``, ``LazyLinear``.
+"""``Identity``, ``Linear``, ``Bilinear`` (``LazyLinear``: lazy.py).
 
 >>> import numtorch as torch
 >>> _ = torch.manual_seed(0)
@@ -14,7 +14,7 @@ from .. import init
 from ._factory import new_param
 from .module import Module
 
-__all__ = ["Identity", "Linear", "Bilinear", "LazyLinear"]
+__all__ = ["Identity", "Linear", "Bilinear"]
 
 
 class Identity(Module):
@@ -99,34 +99,3 @@ class Bilinear(Module):
     def extra_repr(self):
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
-
-
-class LazyLinear(Linear):
-    """A Linear whose ``in_features`` is taken from the first input it sees.
-
-    >>> m = LazyLinear(2); _ = m(torch.ones(1, 5)); m
-    Linear(in_features=5, out_features=2, bias=True)
-    """
-
-    def __init__(self, out_features, bias=True, device=None, dtype=None):
-        Module.__init__(self)
-        self.in_features, self.out_features = 0, out_features
-        self.weight = new_param(0, device=device, dtype=dtype)
-        if bias:
-            self.bias = new_param(0, device=device, dtype=dtype)
-        else:
-            self.register_parameter("bias", None)
-        self._dtype = dtype
-
-    def forward(self, input):
-        if self.in_features == 0:
-            self._materialize(input.shape[-1])
-        return F.linear(input, self.weight, self.bias)
-
-    def _materialize(self, in_features):
-        self.in_features = in_features
-        self.weight = new_param(self.out_features, in_features, dtype=self._dtype)
-        if self.bias is not None:
-            self.bias = new_param(self.out_features, dtype=self._dtype)
-        self.reset_parameters()
-        self.__class__ = Linear

@@ -22,6 +22,9 @@ __all__ = ["Module"]
 
 _GLOBAL_BACKWARD_HOOKS = OrderedDict()
 _GLOBAL_BACKWARD_PRE_HOOKS = OrderedDict()
+_GLOBAL_FORWARD_HOOKS = OrderedDict()
+_GLOBAL_FORWARD_HOOKS_WITH_KWARGS = {}
+_GLOBAL_FORWARD_PRE_HOOKS = OrderedDict()
 
 
 def _global_backward_hooks():
@@ -44,6 +47,18 @@ def register_module_full_backward_pre_hook(hook):
     handle = RemovableHandle(_GLOBAL_BACKWARD_PRE_HOOKS)
     _GLOBAL_BACKWARD_PRE_HOOKS[handle.id] = hook
     return handle
+
+
+def register_module_forward_pre_hook(hook):
+    """A forward pre-hook ``hook(module, args)`` run for every Module (before its own)."""
+    return _add_hook(_GLOBAL_FORWARD_PRE_HOOKS, hook, False, None)
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """A forward hook ``hook(module, args, output)`` (``with_kwargs``: ``hook(module, args,
+    kwargs, output)``) run for every Module, before the module's own."""
+    return _add_hook(_GLOBAL_FORWARD_HOOKS, hook, False,
+                     _GLOBAL_FORWARD_HOOKS_WITH_KWARGS if with_kwargs else None)
 
 
 def _zero_long():
@@ -104,12 +119,15 @@ class Module:
     def __call__(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or
                 self._backward_pre_hooks or _GLOBAL_BACKWARD_HOOKS or
-                _GLOBAL_BACKWARD_PRE_HOOKS):
+                _GLOBAL_BACKWARD_PRE_HOOKS or _GLOBAL_FORWARD_HOOKS or
+                _GLOBAL_FORWARD_PRE_HOOKS):
             return self.forward(*args, **kwargs)
         return self._call_with_hooks(args, kwargs)
 
     def _call_with_hooks(self, args, kwargs):
-        for hid, hook in list(self._forward_pre_hooks.items()):
+        # as PyTorch: the global hooks run first, then the module's own
+        pre_hooks = [*_GLOBAL_FORWARD_PRE_HOOKS.items(), *self._forward_pre_hooks.items()]
+        for hid, hook in pre_hooks:
             if hid in self._forward_pre_hooks_with_kwargs:
                 res = hook(self, args, kwargs)
                 if res is not None:
@@ -119,14 +137,15 @@ class Module:
                 if res is not None:
                     args = res if isinstance(res, tuple) else (res,)
         bw_hook = None
-        if self._backward_hooks or self._backward_pre_hooks or _GLOBAL_BACKWARD_HOOKS or \
-                _GLOBAL_BACKWARD_PRE_HOOKS:
+        legacy = self._backward_hooks if _has_legacy_hooks(self) else None
+        if (self._backward_hooks and not legacy) or self._backward_pre_hooks or \
+                _GLOBAL_BACKWARD_HOOKS or _GLOBAL_BACKWARD_PRE_HOOKS:
             from .hooks_backward import BackwardHook
             bw_hook = BackwardHook(self)
             args = bw_hook.setup_input_hook(args)
         out = self.forward(*args, **kwargs)
-        for hid, hook in list(self._forward_hooks.items()):
-            if hid in self._forward_hooks_with_kwargs:
+        for hid, hook in [*_GLOBAL_FORWARD_HOOKS.items(), *self._forward_hooks.items()]:
+            if hid in self._forward_hooks_with_kwargs or hid in _GLOBAL_FORWARD_HOOKS_WITH_KWARGS:
                 res = hook(self, args, kwargs, out)
             else:
                 res = hook(self, args, out)
@@ -135,6 +154,8 @@ class Module:
         if bw_hook is not None:
             # as PyTorch: outputs are wrapped after the forward hooks may have replaced them
             out = bw_hook.setup_output_hook(out)
+        if legacy:
+            _attach_legacy_hooks(self, out, legacy)
         return out
 
     _call_impl = __call__
@@ -148,8 +169,8 @@ class Module:
         if param is None:
             self._parameters[name] = None
         elif not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{type(param).__module__.replace('numtorch', 'torch')}"
-                            f".{type(param).__name__}' object to parameter '{name}' (torch.nn."
+            shown = param.type() if isinstance(param, Tensor) else _qualname(param)
+            raise TypeError(f"cannot assign '{shown}' object to parameter '{name}' (torch.nn."
                             "Parameter or None required)")
         elif param.grad_fn is not None:
             raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model "
@@ -198,7 +219,7 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            _remove_from(self, name)
+            _remove_from(self, name, "_parameters")
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
@@ -208,7 +229,7 @@ class Module:
         elif isinstance(value, Module):
             if d.get("_modules") is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            _remove_from(self, name)
+            _remove_from(self, name, "_modules")
             d["_modules"][name] = value
         elif d.get("_modules") is not None and name in d["_modules"]:
             if value is not None:
@@ -220,8 +241,7 @@ class Module:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_qualname(value)}' as buffer '{name}' "
                                 "(torch.nn.Buffer, torch.Tensor or None expected)")
-            if isinstance(value, Buffer):
-                _remove_from(self, name)
+            if isinstance(value, Buffer):   # register_buffer refuses a name already in use
                 self.register_buffer(name, value)
             else:
                 d["_buffers"][name] = value
@@ -438,33 +458,106 @@ class Module:
                          self._forward_hooks_with_kwargs if with_kwargs else None)
 
     def register_full_backward_hook(self, hook, prepend=False):
+        if getattr(self, "_is_full_backward_hook", None) is False:
+            raise RuntimeError(_MIXED_HOOKS)
+        self.__dict__["_is_full_backward_hook"] = True
         return _add_hook(self._backward_hooks, hook, prepend, None)
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         return _add_hook(self._backward_pre_hooks, hook, prepend, None)
 
     def register_backward_hook(self, hook):
-        return self.register_full_backward_hook(hook)
+        """The deprecated hook: ``hook(module, grad_input, grad_output)`` on the node that made
+        the module's (first) output, so grad_input are that node's input gradients (for
+        Linear: bias, input, weight.T), as PyTorch's."""
+        if getattr(self, "_is_full_backward_hook", None) is True:
+            raise RuntimeError(_MIXED_HOOKS)
+        self.__dict__["_is_full_backward_hook"] = False
+        return _add_hook(self._backward_hooks, hook, False, None)
 
     # ---- state dict ---------------------------------------------------------------------
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
-        """Parameters and persistent buffers by dotted name (detached unless keep_vars)."""
+        """Parameters and persistent buffers by dotted name (detached unless keep_vars),
+        plus ``_extra_state`` of modules defining ``get_extra_state``; this module's entries
+        come before its children's, and the state-dict hooks run as in PyTorch."""
+        if args:    # the deprecated positional form: (destination, prefix, keep_vars)
+            destination, prefix, keep_vars = (list(args) + [destination, prefix,
+                                                            keep_vars][len(args):])[:3]
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
-        metadata = getattr(destination, "_metadata", None)
-        for name, mod in self.named_modules(prefix=prefix.rstrip("."),
-                                            remove_duplicate=False):
+        local_metadata = {"version": self._version}
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self.__dict__.get("_state_dict_pre_hooks", {}).values():
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, mod in self._modules.items():
+            if mod is not None:
+                mod.state_dict(destination=destination, prefix=prefix + name + ".",
+                               keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            result = hook(self, destination, prefix, local_metadata)
+            if result is not None:
+                destination = result
+        return destination
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        """Put this module's own entries (not its children's) into ``destination``."""
+        for k, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + k] = p if keep_vars else p.detach()
+        for k, b in self._buffers.items():
+            if b is not None and k not in self._non_persistent_buffers_set:
+                destination[prefix + k] = b if keep_vars else b.detach()
+        if _has_extra_state(self):
+            destination[prefix + "_extra_state"] = self.get_extra_state()
+
+    def _load_targets(self):
+        """What load_state_dict fills: key -> parameter or buffer, or the module itself for
+        an ``_extra_state`` key (no state-dict hooks run)."""
+        out = OrderedDict()
+        for name, mod in self.named_modules(remove_duplicate=False):
             pre = name + "." if name else ""
-            if metadata is not None:
-                metadata[name] = {"version": mod._version}
             for k, p in mod._parameters.items():
                 if p is not None:
-                    destination[pre + k] = p if keep_vars else p.detach()
+                    out[pre + k] = p
             for k, b in mod._buffers.items():
                 if b is not None and k not in mod._non_persistent_buffers_set:
-                    destination[pre + k] = b if keep_vars else b.detach()
-        return destination
+                    out[pre + k] = b
+            if _has_extra_state(mod):
+                out[pre + "_extra_state"] = mod
+        return out
+
+    def get_extra_state(self):
+        """State beyond tensors to put in the state_dict (override with set_extra_state)."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never "
+                           "be called. Please file an issue at https://github.com/pytorch/"
+                           "pytorch/issues/new?template=bug-report.yml to report this bug.")
+
+    def set_extra_state(self, state):
+        """Restore what ``get_extra_state`` returned."""
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never "
+                           "be called. Please file an issue at https://github.com/pytorch/"
+                           "pytorch/issues/new?template=bug-report.yml to report this bug.")
+
+    def register_state_dict_pre_hook(self, hook):
+        """``hook(module, prefix, keep_vars)`` runs before ``state_dict`` saves this module."""
+        store = self.__dict__.setdefault("_state_dict_pre_hooks", OrderedDict())
+        return _add_hook(store, hook, False, None)
+
+    def register_state_dict_post_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata)`` runs after this module (and
+        its children) are saved; it edits ``state_dict`` in place."""
+        return _add_hook(self._state_dict_hooks, hook, False, None)
+
+    _register_state_dict_hook = register_state_dict_post_hook
+
+    def register_load_state_dict_post_hook(self, hook):
+        """``hook(module, incompatible_keys)`` runs after ``load_state_dict`` (it may edit the
+        missing/unexpected key lists in place)."""
+        store = self.__dict__.setdefault("_load_state_dict_post_hooks", OrderedDict())
+        return _add_hook(store, hook, False, None)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy tensors from ``state_dict`` into this module's parameters and buffers."""
@@ -473,7 +566,7 @@ class Module:
         metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)  # the pre-hooks may rename keys in this copy
         self._run_load_state_dict_pre_hooks(state_dict, strict, metadata)
-        own = self.state_dict(keep_vars=True)
+        own = self._load_targets()
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
         errors = []
@@ -483,12 +576,33 @@ class Module:
                 if k not in state_dict:
                     continue
                 src = state_dict[k]
+                if not isinstance(t, Tensor):   # the module whose extra state this is
+                    t.set_extra_state(src)
+                    continue
+                if not isinstance(src, Tensor):
+                    errors.append(f'While copying the parameter named "{k}", expected '
+                                  'torch.Tensor or Tensor-like object from checkpoint but '
+                                  f'received {type(src)}')
+                    continue
+                if t.dim() == 0 and src.dim() == 1 and src.shape[0] == 1:
+                    src = src[0]    # PyTorch's backward compatibility for 0-dim entries
                 if tuple(src.shape) != tuple(t.shape):
                     errors.append(f'size mismatch for {k}: copying a param with shape '
                                   f'{src.shape} from checkpoint, the shape in current model is '
                                   f'{t.shape}.')
                     continue
-                t.copy_(src)
+                if assign:
+                    self._assign_entry(k, t, src)
+                else:
+                    t.copy_(src)
+        keys = _IncompatibleKeys(missing, unexpected)
+        for mod in _post_order(self):   # children before their parents, as PyTorch
+            for hook in mod.__dict__.get("_load_state_dict_post_hooks", {}).values():
+                if hook(mod, keys) is not None:
+                    raise RuntimeError("Hooks registered with ``register_load_state_dict_post_"
+                                       "hook`` are notexpected to return new values, if "
+                                       "incompatible_keys need to be modified,it should be "
+                                       "done inplace.")
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: " +
@@ -500,6 +614,18 @@ class Module:
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
                 self._get_name(), "\n\t".join(errors)))
         return _IncompatibleKeys(missing, unexpected)
+
+    def _assign_entry(self, key, current, src):
+        """load_state_dict(assign=True): put ``src`` itself in place of entry ``key``; a
+        parameter stays a Parameter with the current one's requires_grad."""
+        mod_name, _, name = key.rpartition(".")
+        mod = self.get_submodule(mod_name) if mod_name else self
+        if isinstance(current, Parameter):
+            if isinstance(src, Parameter):
+                src.requires_grad_(current.requires_grad)
+            else:
+                src = Parameter(src, requires_grad=current.requires_grad)
+        setattr(mod, name, src)
 
     def _register_load_state_dict_pre_hook(self, hook, with_module=False):
         """``hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
@@ -562,10 +688,49 @@ def _check_name(module, name, kind):
         raise KeyError(f"attribute '{name}' already exists")
 
 
-def _remove_from(module, name):
+_MIXED_HOOKS = ("Cannot use both regular backward hooks and full backward hooks on a single "
+                "Module. Please use only one of them.")
+
+
+def _has_legacy_hooks(module):
+    return bool(module._backward_hooks) and \
+        module.__dict__.get("_is_full_backward_hook") is False
+
+
+def _attach_legacy_hooks(module, out, hooks):
+    """Register ``hooks`` on the grad_fn of the first tensor in ``out``."""
+    var = out
+    while not isinstance(var, Tensor):
+        var = next(v for v in var.values() if isinstance(v, Tensor)) \
+            if isinstance(var, dict) else var[0]
+    if var.grad_fn is None:
+        return
+    for hook in hooks.values():
+        var.grad_fn.register_hook(functools.partial(_call_legacy_hook, hook, module))
+
+
+def _call_legacy_hook(hook, module, grad_inputs, grad_outputs):
+    return hook(module, grad_inputs, grad_outputs)
+
+
+def _post_order(module):
+    for child in module._modules.values():
+        if child is not None:
+            yield from _post_order(child)
+    yield module
+
+
+def _has_extra_state(module):
+    return type(module).get_extra_state is not Module.get_extra_state
+
+
+def _remove_from(module, name, keep):
+    """Drop ``name`` from every store but ``keep`` (which it stays in, at its position: as in
+    PyTorch, re-assigning ``lin.weight`` keeps it before ``lin.bias``)."""
     d = module.__dict__
-    for store in (d, d["_parameters"], d["_buffers"], d["_modules"]):
-        store.pop(name, None)
+    for store in ("__dict__", "_parameters", "_buffers", "_modules"):
+        if store != keep:
+            (d if store == "__dict__" else d[store]).pop(name, None)
     d["_non_persistent_buffers_set"].discard(name)
 
 

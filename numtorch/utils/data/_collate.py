@@ -99,12 +99,13 @@ def collate(batch, *, collate_fn_map=None):
     if isinstance(elem, collections.abc.Mapping):
         return _rebuild_mapping(elem, {k: collate([d[k] for d in batch]) for k in elem})
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):
-        return type(elem)(*(collate(list(s)) for s in zip(*batch)))
+        return type(elem)(*(collate(s) for s in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         size = len(elem)
         if not all(len(e) == size for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        columns = [collate(list(s)) for s in zip(*batch)]
+        # NOTE: each column is zip's tuple, as in PyTorch: a column of strings stays a tuple
+        columns = [collate(s) for s in zip(*batch)]
         if isinstance(elem, tuple):
             return columns
         return _rebuild_sequence(elem, columns)

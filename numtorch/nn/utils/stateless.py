@@ -1,0 +1,24 @@
+"""``torch.nn.utils.stateless``: the deprecated home of ``functional_call``.
+
+>>> import numtorch as torch
+>>> import warnings; warnings.simplefilter("ignore", FutureWarning)
+>>> lin = torch.nn.Linear(1, 1)
+>>> functional_call(lin, {"weight": torch.ones(1, 1), "bias": torch.zeros(1)},
+...                 (torch.tensor([[2.0]]),))
+tensor([[2.]])
+"""
+import warnings
+
+__all__ = ["functional_call"]
+
+
+def functional_call(module, parameters_and_buffers, args=None, kwargs=None, *,
+                    tie_weights=True, strict=False):
+    """``torch.func.functional_call``, with PyTorch's deprecation warning."""
+    warnings.warn("`torch.nn.utils.stateless.functional_call` is deprecated as of PyTorch 2.0 "
+                  "and will be removed in a future version of PyTorch. Please use "
+                  "`torch.func.functional_call` instead which is a drop-in replacement.",
+                  FutureWarning, stacklevel=2)
+    from ...func import functional_call as call
+    return call(module, parameters_and_buffers, args, kwargs, tie_weights=tie_weights,
+                strict=strict)
