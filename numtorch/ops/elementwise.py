@@ -343,7 +343,9 @@ class Pow(BuiltinFunction):
             if isinstance(b, Tensor):
                 ga = g * _cj(b * pow(a, b - 1))
             else:
-                ga = g * 0 if b == 0 else g * _cj(b * pow(a, b - 1))
+                # (PyTorch's pow_backward: zeros, not g * 0, for a zero exponent)
+                ga = _make(np.zeros_like(a._data), None, False) if b == 0 else \
+                    g * _cj(b * pow(a, b - 1))
         if nb:
             d = pow(a, b) * (log(a) if isinstance(a, Tensor) else _log_scalar(a))
             # a zero base contributes 0 (not NaN from 0 * log 0) where the exponent is >= 0;
@@ -852,9 +854,12 @@ def _relu_grad(g, o):
 
 
 Square = _unary("Square", lambda x: np.square(x.astype(np.int64) if x.dtype.kind == "b" else x),
-                lambda g, x, o: g * _c(x) * 2, bw="PowBackward0",
+                # PyTorch's pow_backward: g * conj(2 * x.pow(1)), so that the second
+                # derivative is still a graph (through x.pow(1)) and the third is zeros
+                lambda g, x, o: g * _c(2 * x.pow(1)), bw="PowBackward0",
                 float_only=False,
-                np_grad=lambda g, x, o: _num_into(np.multiply, np.multiply(g, x), 2))
+                np_grad=lambda g, x, o: np.multiply(g, _num_into(np.multiply, np.power(
+                    x, number_array(1, x.dtype)), 2)))
 
 
 def _zero_grad_op(name, np_fn):

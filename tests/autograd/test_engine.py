@@ -722,3 +722,23 @@ def test_grad_batched_shape_error_and_only_inputs_warning(torch):
         d = lib.ones(2, requires_grad=True)
         with pytest.warns(FutureWarning, match="only_inputs argument is deprecated"):
             lib.autograd.grad(d.sum(), d, only_inputs=False)
+
+
+# ---- higher derivatives of powers: PyTorch's pow_backward keeps a graph through x.pow(1) --
+@pytest.mark.parametrize("power", [lambda x: x ** 2, lambda x: x ** 3, lambda x: x.pow(2),
+                                   lambda x: x.square(), lambda x: x ** 1, lambda x: x ** 0])
+def test_power_derivatives_keep_pytorchs_graph(power):
+    def fn(lib):
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        out = []
+        g = power(x).sum()
+        for _ in range(3):
+            if not g.requires_grad:
+                break
+            g, = lib.autograd.grad(g.sum(), x, create_graph=True, allow_unused=True)
+            if g is None:
+                break
+            out.append((g.detach().tolist(), g.requires_grad,
+                        g.grad_fn.name() if g.grad_fn is not None else None))
+        return out
+    check_same(fn)
