@@ -66,9 +66,7 @@ def install_alias():
         del sys.modules[name]
     if not any(isinstance(f, TorchAliasFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, TorchAliasFinder())
-    # with torch aliased, type(t) and type(t.shape) can print (and pickle) as PyTorch's names
-    import numtorch
-    numtorch.Tensor.__module__ = numtorch.Size.__module__ = ALIAS
+    import numtorch  # noqa: F401  (Tensor, Size, device ... print as torch's everywhere)
 
 
 def run_script(path, args):

@@ -11,6 +11,10 @@ class device:
     """
 
     __slots__ = ("type", "index")
+    __module__ = "torch"  # prints as <class 'torch.device'>; pickled through _device (below)
+
+    def __reduce__(self):
+        return (_rebuild_device, (self.type, self.index))
 
     def __init__(self, type, index=None):
         if isinstance(type, device):
@@ -88,3 +92,8 @@ class memory_format:
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 channels_last = memory_format("channels_last")
+
+
+def _rebuild_device(type, index):
+    """Unpickle a device (by this module's name, which needs no ``torch`` module)."""
+    return device(type, index)

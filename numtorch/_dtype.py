@@ -20,6 +20,7 @@ class dtype:
 
     __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_complex", "is_signed",
                  "category", "_abbr", "__weakref__")
+    __module__ = "torch"  # prints as <class 'torch.dtype'>; pickled by name (__reduce__)
 
     def __init__(self, name, np_dtype, category, abbr):
         self.name = name

@@ -11,6 +11,7 @@ class Size(tuple):
     """
 
     __slots__ = ()
+    __module__ = "torch"  # prints as <class 'torch.Size'>; pickled through _size (below)
 
     def __repr__(self):
         return f"torch.Size([{', '.join(str(int(n)) for n in self)}])"
@@ -39,4 +40,9 @@ class Size(tuple):
         return Size(tuple(other) + tuple(self))
 
     def __reduce__(self):
-        return (Size, (tuple(self),))
+        return (_rebuild_size, (tuple(self),))
+
+
+def _rebuild_size(dims):
+    """Unpickle a Size (by this module's name, which needs no ``torch`` module)."""
+    return Size(dims)

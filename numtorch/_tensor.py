@@ -66,6 +66,10 @@ def _grad_copy(g, var):
 class Tensor:
     """A multi-dimensional array with autograd, following ``torch.Tensor``."""
 
+    # ``type(t)`` prints as PyTorch's ``<class 'torch.Tensor'>``; pickling names the class
+    # only for subclasses (see __reduce_ex__), so nothing looks for a ``torch`` module
+    __module__ = "torch"
+
     # _view: for a view, the chain of view ops from _base ((op class, args), ...) and
     # _view_ver: the version its grad_fn was made at (set only where _view is not None)
     __slots__ = ("_data", "_grad_fn", "_rg", "_vc", "_output_nr", "_grad", "_base", "_view",
@@ -673,15 +677,16 @@ class Tensor:
         return new
 
     def __reduce_ex__(self, protocol):
-        return (_rebuild, (type(self), self._data.copy(order="K"), self._rg,
-                           dict(self.__dict__)))
+        cls = type(self)
+        return (_rebuild, (None if cls is Tensor else cls, self._data.copy(order="K"),
+                           self._rg, dict(self.__dict__)))
 
     def __setstate__(self, state):
         pass
 
 
 def _rebuild(cls, data, requires_grad, attrs):
-    t = object.__new__(cls)
+    t = object.__new__(Tensor if cls is None else cls)
     t._init_from(data, requires_grad)
     t.__dict__.update(attrs)
     return t

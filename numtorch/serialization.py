@@ -300,6 +300,8 @@ def _pickler_class(base):
                 return _get_layout, (repr(obj),)
             if isinstance(obj, device):
                 return device, (obj.type,) if obj.index is None else (obj.type, obj.index)
+            if type(obj) is Size:  # PyTorch's reduction (numtorch's own pickles need no torch)
+                return Size, (tuple(obj),)
             return NotImplemented
 
         def save_global(self, obj, name=None):

@@ -528,3 +528,27 @@ def test_nonleaf_grad_warning_text():
             (lib.ones(1, requires_grad=True) * 2).grad
         return str(w[0].message)
     check_same(msg)
+
+
+def test_core_classes_print_as_pytorchs():
+    # ``print(type(x))`` is PyTorch's, with or without the ``torch`` alias
+    x = numtorch.ones(2)
+    assert [str(type(v)) for v in (x, x.shape, x.device, numtorch.nn.Parameter(x), x.dtype)] == [
+        "<class 'torch.Tensor'>", "<class 'torch.Size'>", "<class 'torch.device'>",
+        "<class 'torch.nn.parameter.Parameter'>", "<class 'torch.dtype'>"]
+
+
+def test_core_classes_pickle_without_a_torch_module():
+    import pickle
+    import subprocess
+    import sys
+    code = ("import pickle, sys, numtorch as t\n"
+            "x = t.ones(2, requires_grad=True)\n"
+            "objs = [x, x.shape, x.device, t.nn.Parameter(t.ones(1))]\n"
+            "back = pickle.loads(pickle.dumps(objs))\n"
+            "print([type(o).__name__ for o in back], back[0].requires_grad, "
+            "'torch' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "['Tensor', 'Size', 'device', 'Parameter'] True False", \
+        out.stderr
+    assert pickle.loads(pickle.dumps(numtorch.Size([2, 3]))) == (2, 3)

@@ -16,6 +16,8 @@ class Parameter(Tensor):
     """A leaf tensor (sharing ``data``'s memory) that ``Module`` registers as a parameter."""
 
     __slots__ = ()
+    # prints as PyTorch's class; pickling goes through _rebuild_parameter, not the class
+    __module__ = "torch.nn.parameter"
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
