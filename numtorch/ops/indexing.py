@@ -484,8 +484,17 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     return Gather.apply(input, d, index)
 
 
+def _wrap_negative(indices, size):
+    """``indices`` with those in ``[-size, 0)`` counted from the end (take_along_dim with a
+    ``dim`` accepts them, unlike gather)."""
+    i = indices._data
+    if i.size and i.min() < 0:
+        return Tensor._make(np.where(i < 0, i + size, i), None, False)
+    return indices
+
+
 def take_along_dim(input, indices, dim=None):
-    if dim is None:
+    if dim is None:  # (no negative indices here: PyTorch's gather of the flat tensor)
         return gather(input.reshape(-1), 0, indices.reshape(-1))
     d = wrap_dim(dim, input.ndim)
     if indices.ndim != input.ndim:
@@ -497,6 +506,7 @@ def take_along_dim(input, indices, dim=None):
     bshape = list(np.broadcast_shapes(tuple(a), tuple(b)))
     ishape = list(bshape)
     bshape[d], ishape[d] = input._data.shape[d], indices._data.shape[d]
+    indices = _wrap_negative(indices, input._data.shape[d])
     return gather(input.expand(bshape), d, indices.expand(ishape))
 
 

@@ -293,3 +293,13 @@ def test_list_key_is_a_tuple_when_it_holds_sequences(torch, key):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_same_outcome(lambda lib: lib.arange(12).view(3, 4)[key])
+
+
+def test_take_along_dim_counts_negative_indices_from_the_end():
+    def fn(lib):
+        x = lib.arange(10.0).view(2, 5).requires_grad_()
+        out = lib.take_along_dim(x, lib.tensor([[-5, -1, 0]]), 1)
+        out.sum().backward()
+        return out, x.grad
+    check_same(fn)
+    check_error(lambda lib: lib.take_along_dim(lib.arange(4.0), lib.tensor([-1])))
