@@ -13,7 +13,7 @@ from .._tensor import Tensor
 from ._base import BuiltinFunction
 from .elementwise import number_array
 from ._util import sum_to_shape_array
-from .shape import Squeeze, _viewable
+from .shape import Squeeze, _viewable, expand
 
 _make = Tensor._make
 
@@ -634,14 +634,23 @@ def linear(input, weight, bias=None):
         _check_addmm_dtypes(bias, input, weight)
         if input.ndim == 2:
             _check_mm(input, wt)
+            _check_bias(bias, input._data.shape[0], weight._data.shape[0])
             return Addmm.apply(bias, input, wt, 1, 1)
         if input._data.flags.c_contiguous:
             lead = input._data.shape[:-1]
             rows = input.view(int(np.prod(lead, dtype=np.int64)), input._data.shape[-1])
             _check_mm(rows, wt)
+            _check_bias(bias, rows._data.shape[0], weight._data.shape[0])
             return Addmm.apply(bias, rows, wt, 1, 1).view(lead + (weight.shape[0],))
     out = matmul(input, wt)
     return out + bias if bias is not None else out
+
+
+def _check_bias(bias, rows, features):
+    """PyTorch's expand error for a bias that does not broadcast to addmm's (rows, features)
+    output (a bias of ``(features,)``, the usual one, needs no check)."""
+    if bias._data.shape != (features,):
+        expand(bias.detach(), (rows, features))
 
 
 class Einsum(BuiltinFunction):

@@ -398,7 +398,16 @@ def broadcast_to(input, shape):
 
 
 def broadcast_tensors(*tensors):
-    shape = np.broadcast_shapes(*(t._data.shape for t in tensors))
+    """Expand ``tensors`` to their common shape (PyTorch's error where there is none)."""
+    shapes = [t._data.shape for t in tensors]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        from .linalg import _broadcast_batch  # (ops.linalg imports this module)
+        shape = shapes[0]
+        for s in shapes[1:]:  # PyTorch's infer_size, pair by pair, raises its message
+            shape = _broadcast_batch(shape, s)
+        raise
     return tuple(expand(t, shape) for t in tensors)
 
 

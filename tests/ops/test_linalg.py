@@ -324,3 +324,14 @@ def test_ex_variants_and_int_matrix_power(name, fn):
 def test_ex_variants_repr(torch):
     check_same(lambda lib: repr(lib.linalg.inv_ex(lib.eye(2))), exact=True)
     check_same(lambda lib: repr(lib.linalg.cholesky_ex(lib.eye(2))), exact=True)
+
+
+@pytest.mark.parametrize("bias_shape", [(4,), (3, 2), (5,)])
+def test_linear_bias_that_does_not_broadcast_raises_pytorchs_error(bias_shape):
+    check_error(lambda lib: lib.nn.functional.linear(lib.ones(2, 4), lib.ones(2, 4),
+                                                     lib.ones(bias_shape)))
+
+
+def test_linear_broadcastable_bias_shapes_match_pytorch():
+    check_same(lambda lib: [lib.nn.functional.linear(lib.ones(2, 4), lib.ones(3, 4), lib.ones(s))
+                            for s in [(1,), (), (2, 3), (1, 3)]])

@@ -287,3 +287,16 @@ SHAPE_ERRORS_2 = [
 @pytest.mark.parametrize("name, fn", SHAPE_ERRORS_2, ids=[c[0] for c in SHAPE_ERRORS_2])
 def test_sweep_shape_errors_2(name, fn):
     check_error(fn)
+
+
+@pytest.mark.parametrize("shapes", [[(3,), (4,)], [(2, 3), (4, 1, 2)],
+                                    [(1, 3), (2, 1), (5, 1, 1, 4)]])
+def test_broadcast_tensors_error_is_pytorchs(shapes):
+    check_error(lambda lib: lib.broadcast_tensors(*[lib.ones(s) for s in shapes]))
+
+
+def test_mse_loss_shape_mismatch_error_is_pytorchs():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # both warn about the broadcast first
+        check_error(lambda lib: lib.nn.MSELoss()(lib.ones(3), lib.ones(4)))
