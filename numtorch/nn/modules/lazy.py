@@ -35,8 +35,7 @@ class LazyModuleMixin:
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._initialize_hook = self.register_forward_pre_hook(_infer_parameters,
-                                                               with_kwargs=True)
+        _watch_first_call(self)
 
     def has_uninitialized_params(self):
         """Whether any parameter or buffer still waits for its shape."""
@@ -45,6 +44,28 @@ class LazyModuleMixin:
     def initialize_parameters(self, *args, **kwargs):
         raise NotImplementedError(f"initialize_parameters is not implemented for "
                                   f"{type(self).__name__}")
+
+
+class _LazySized(LazyModuleMixin):
+    """numtorch's lazy layers: the ordinary layer's ``reset_parameters`` runs once the size
+    named by ``_size_attr`` is known (it is 0 until the first input)."""
+
+    _size_attr = None
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and getattr(self, self._size_attr) != 0:
+            super().reset_parameters()
+
+
+def _watch_first_call(module):
+    module._initialize_hook = module.register_forward_pre_hook(_infer_parameters,
+                                                               with_kwargs=True)
+
+
+def _uninitialized_weight_and_bias(module, bias, dtype):
+    module.weight = UninitializedParameter(dtype=dtype)
+    if bias:
+        module.bias = UninitializedParameter(dtype=dtype)
 
 
 def _infer_parameters(module, args, kwargs):
@@ -58,25 +79,21 @@ def _infer_parameters(module, args, kwargs):
     return None
 
 
-class LazyLinear(LazyModuleMixin, Linear):
+class LazyLinear(_LazySized, Linear):
     """A Linear whose ``in_features`` is the last dim of its first input.
 
+    >>> import numtorch as torch
     >>> m = LazyLinear(2); _ = m(torch.ones(1, 5)); m
     Linear(in_features=5, out_features=2, bias=True)
     """
 
     cls_to_become = Linear
+    _size_attr = "in_features"
 
     def __init__(self, out_features, bias=True, device=None, dtype=None):
         super().__init__(0, 0, False, device, dtype)
-        self.weight = UninitializedParameter(dtype=dtype)
         self.out_features = out_features
-        if bias:
-            self.bias = UninitializedParameter(dtype=dtype)
-
-    def reset_parameters(self):
-        if not self.has_uninitialized_params() and self.in_features != 0:
-            super().reset_parameters()
+        _uninitialized_weight_and_bias(self, bias, dtype)
 
     def initialize_parameters(self, input, *args, **kwargs):
         if self.has_uninitialized_params():
@@ -87,18 +104,14 @@ class LazyLinear(LazyModuleMixin, Linear):
             self.reset_parameters()
 
 
-class _LazyConvMixin(LazyModuleMixin):
+class _LazyConvMixin(_LazySized):
     """``in_channels`` from dim 1 of the first input (dim 0 when it is unbatched)."""
 
-    def _lazy_init(self, out_channels, bias, dtype):
-        self.weight = UninitializedParameter(dtype=dtype)
-        self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(dtype=dtype)
+    _size_attr = "in_channels"
 
-    def reset_parameters(self):
-        if not self.has_uninitialized_params() and self.in_channels != 0:
-            super().reset_parameters()
+    def _lazy_init(self, out_channels, bias, dtype):
+        self.out_channels = out_channels
+        _uninitialized_weight_and_bias(self, bias, dtype)
 
     def initialize_parameters(self, input, *args, **kwargs):
         if not self.has_uninitialized_params():
@@ -139,8 +152,7 @@ def _lazy_conv(base, transposed):
 
     def init(self, *args, **kwargs):
         __init__(self, *args, **kwargs)
-        self._initialize_hook = self.register_forward_pre_hook(_infer_parameters,
-                                                               with_kwargs=True)
+        _watch_first_call(self)
     name = "Lazy" + base.__name__
     return type(name, (_LazyConvMixin, base), {
         "__init__": init, "cls_to_become": base, "__module__": __name__,
@@ -155,8 +167,10 @@ LazyConvTranspose2d = _lazy_conv(ConvTranspose2d, True)
 LazyConvTranspose3d = _lazy_conv(ConvTranspose3d, True)
 
 
-class _LazyNormMixin(LazyModuleMixin):
+class _LazyNormMixin(_LazySized):
     """``num_features`` from dim 1 of the first input."""
+
+    _size_attr = "num_features"
 
     def _lazy_init(self, affine, track_running_stats, dtype):
         from ... import tensor
@@ -168,10 +182,6 @@ class _LazyNormMixin(LazyModuleMixin):
             self.running_mean = UninitializedBuffer(dtype=dtype)
             self.running_var = UninitializedBuffer(dtype=dtype)
             self.num_batches_tracked = tensor(0, dtype=D.int64)
-
-    def reset_parameters(self):
-        if not self.has_uninitialized_params() and self.num_features != 0:
-            super().reset_parameters()
 
     def initialize_parameters(self, input, *args, **kwargs):
         if not self.has_uninitialized_params():
@@ -191,8 +201,7 @@ def _lazy_norm(base, affine_default, track_default):
              track_running_stats=track_default, device=None, dtype=None):
         base.__init__(self, 0, eps, momentum, False, False, device, dtype)
         self._lazy_init(affine, track_running_stats, dtype)
-        self._initialize_hook = self.register_forward_pre_hook(_infer_parameters,
-                                                               with_kwargs=True)
+        _watch_first_call(self)
     return type("Lazy" + base.__name__, (_LazyNormMixin, base), {
         "__init__": init, "cls_to_become": base, "__module__": __name__,
         "__doc__": f"A {base.__name__} whose num_features is read from its first input."})
