@@ -5,6 +5,14 @@ for backward-only workloads), then timed once, engines interleaved round by roun
 of a noisy machine hits them alike; the first ``warmup`` rounds are dropped and the median of
 the rest is reported.
 
+Settling: right before its timed call, each engine runs the same work once untimed. Without
+it every engine was timed just after *another* engine's run, and that costs the next run
+whatever it is: measured on W2, a run right after PyTorch's took 35 % longer for numtorch
+and 55 % longer for NumPy than a run after itself (a cache flush or a sleep in between did
+not remove it; PyTorch's leftover allocator and predictor state did not decay). A program
+uses one library, so each engine is timed in its own steady state. Single-round runs (quick
+mode, W4's million-op chain) skip it.
+
 Clocks: single-threaded workloads (W1, W2, W4: tiny tensors, where PyTorch runs forward and
 backward on the calling thread too) are timed in CPU time of the calling thread
 (``time.thread_time``), which a loaded machine does not inflate; workloads where BLAS or
@@ -31,13 +39,18 @@ def time_interleaved(runners, repeats, warmup=1, clock=WALL):
     """Median seconds of one timed call per engine, measured with ``clock``.
 
     ``runners`` maps an engine name to ``prepare() -> run``; ``run()`` is what gets timed
-    and returns the gradient(s) the engine computed (kept from the first round for checks).
-    Returns ``(medians, grads)``: dicts by engine name.
+    and returns the gradient(s) the engine computed (kept from the first timed call for
+    checks). With more than one round, each timed call follows an untimed one of the same
+    engine (settling, see the module docstring). Returns ``(medians, grads)``: dicts by
+    engine name.
     """
     times = {name: [] for name in runners}
     grads = {}
+    settle = warmup + repeats > 1
     for r in range(warmup + repeats):
         for name, prepare in _rotated(runners, r):
+            if settle:
+                prepare()()
             run = prepare()
             gc.collect()
             t0 = clock()

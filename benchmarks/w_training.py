@@ -77,7 +77,7 @@ def _step_result(opts, name, runners, target_torch, target_numpy=None):
     if target_numpy and row.numpy is not None:
         met.append(row.numtorch <= target_numpy * row.numpy)
     row.met = all(met) if met else None
-    # one SGD step from identical weights: the first layer's gradients must agree
+    # the same SGD steps from identical weights: the first layer's gradients must agree
     return Result([row], compare(name, grads, rtol=1e-3, atol=1e-5))
 
 
