@@ -35,11 +35,11 @@ from .storage import TypedStorage, UntypedStorage  # noqa: E402
 from . import ops as _ops  # noqa: E402
 from .ops import elementwise as _E, reduction as _R, shape as _S, indexing as _I  # noqa: E402
 from .ops import linalg as _L, return_types  # noqa: E402
-from . import _creation, _random  # noqa: E402
+from . import _creation, _random, _threads  # noqa: E402
 from ._creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empty, full,  # noqa
                         zeros_like, ones_like, empty_like, full_like, arange, linspace,
                         logspace, eye, rand, randn, randint, randperm, rand_like, randn_like,
-                        randint_like, normal, bernoulli, multinomial)
+                        randint_like, normal, bernoulli, multinomial, poisson)
 from ._creation import range_ as range  # noqa: E402
 from ._random import (Generator, manual_seed, seed, initial_seed, get_rng_state,  # noqa: E402
                       set_rng_state, default_generator)
@@ -73,7 +73,8 @@ double, half, float, long, short, cfloat, cdouble = (float64, float16, float32, 
 int = int32
 cfloat = complex64
 pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
-FloatTensor = DoubleTensor = LongTensor = IntTensor = BoolTensor = ByteTensor = Tensor
+from ._legacy_types import (FloatTensor, DoubleTensor, HalfTensor, LongTensor,  # noqa: E402
+                            IntTensor, ShortTensor, CharTensor, ByteTensor, BoolTensor)
 
 
 def is_tensor(obj):
@@ -148,11 +149,13 @@ def are_deterministic_algorithms_enabled():
 
 
 def set_num_threads(n):
-    """Accepted for compatibility; NumPy's BLAS decides its own threads."""
+    """PyTorch's intra-op thread count, kept as a number: NumPy's BLAS decides its own
+    threads, but kernels whose rounding depends on PyTorch's count read it."""
+    _threads.set_num_threads(n)
 
 
 def get_num_threads():
-    return 1
+    return _threads.get_num_threads()
 
 
 def compile(model=None, **kwargs):
@@ -299,5 +302,7 @@ from . import utils  # noqa: E402,F401
 # torch.save / torch.load in PyTorch's file format
 from .serialization import save, load  # noqa: E402
 from ._lazy import install as _install_lazy  # noqa: E402
+from .ops._numpy_names import install as _install_numpy_names  # noqa: E402
 
+_install_numpy_names(globals(), Tensor)  # axis= / keepdims= as PyTorch accepts them
 _install_lazy(globals())

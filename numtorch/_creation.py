@@ -13,16 +13,19 @@ import warnings
 import numpy as np
 
 from . import _dtype as D
-from . import _random as R
 from . import _ranges
 from ._device import check_device
+from ._size import Size
 from ._tensor import Tensor
 
 _make = Tensor._make
 
 
-def _finish(data, requires_grad=False, device=None):
+def _finish(data, requires_grad=False, device=None, out=None, op=None):
+    """The new tensor holding ``data``, or ``out`` with ``data`` written into it."""
     check_device(device)
+    if out is not None:
+        return _into_out(out, data, op)
     t = _make(data, None, False)
     if requires_grad:
         if data.dtype.kind not in "fc":
@@ -30,6 +33,46 @@ def _finish(data, requires_grad=False, device=None):
                                "gradients")
         t._rg = True
     return t
+
+
+def _out_dtype(out, dtype):
+    """A factory's dtype when it writes to ``out=``: ``dtype`` must agree, or out's is used."""
+    if out is None:
+        return dtype
+    if not isinstance(out, Tensor):
+        raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
+    if dtype is not None and D.to_dtype(dtype) is not out.dtype:
+        raise RuntimeError(f"dtype {D.SCALAR_NAMES[D.to_dtype(dtype)]} does not match dtype "
+                           f"of out parameter ({D.SCALAR_NAMES[out.dtype]})")
+    return out.dtype
+
+
+_RANGE_OPS = ("arange", "linspace", "logspace")
+
+
+def _into_out(out, data, op):
+    """Write a factory's result into ``out`` (resized when its shape differs), as PyTorch."""
+    from .autograd.grad_mode import is_grad_enabled
+    if out.requires_grad and is_grad_enabled():
+        raise RuntimeError(f"aten::{op}(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires grad.")
+    if op == "empty" and out._data.shape == data.shape:
+        return out  # nothing to write (PyTorch leaves the version alone too)
+    if op == "arange" and out._data.size not in (0, data.size):
+        shape = list(out._data.shape)
+        warnings.warn(f"The number of elements in the out tensor of shape {shape} is "
+                      f"{out._data.size} which does not match the computed number of elements "
+                      f"{data.size}. Note that this may occur as a result of rounding error. "
+                      f"The out tensor will be resized to a tensor of shape ({data.size},). "
+                      "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+                      "RangeFactories.cpp:199.)", UserWarning, stacklevel=4)
+    if out._data.shape == data.shape or (op in _RANGE_OPS and out._data.size == data.size):
+        # a range whose count already fits keeps out's shape, as in PyTorch
+        np.copyto(out._data, data.reshape(out._data.shape), casting="unsafe")
+    else:
+        out._data = np.asarray(data, dtype=out._data.dtype).copy()
+    out._vc[0] += 1
+    return out
 
 
 def _shape(size, op="zeros"):
@@ -251,7 +294,57 @@ def as_tensor(data, dtype=None, device=None):
     return _finish(arr, False, device)
 
 
-asarray = as_tensor
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+    """``obj`` as a tensor, sharing its memory when it can (``copy=None``), always copying
+    (``copy=True``) or never copying (``copy=False``: ValueError when it would have to).
+
+    With ``requires_grad`` unset a tensor input's requires_grad carries over (a copy stays
+    in its graph); True or False sets it on the result.
+
+    >>> import numpy as np
+    >>> a = np.zeros(2); t = asarray(a); a[0] = 1; t
+    tensor([1., 0.], dtype=torch.float64)
+    >>> asarray([1.5, 2], dtype=D.int64)
+    tensor([1, 2])
+    """
+    check_device(device)
+    dt = None if dtype is None else D.to_dtype(dtype)
+    if isinstance(obj, (Tensor, np.ndarray)):
+        src = obj.dtype if isinstance(obj, Tensor) else D.from_numpy_dtype(obj.dtype)
+        if copy is False and dt not in (None, src):
+            raise ValueError(f"can't alias tensor with dtype '{D.SCALAR_NAMES[src]}' into "
+                             f"dtype '{D.SCALAR_NAMES[dt]}'.")
+        if isinstance(obj, Tensor):
+            return _asarray_tensor(obj, dt or src, bool(copy) or dt not in (None, src),
+                                   requires_grad)
+        arr = obj if not copy and dt in (None, src) else np.array(obj, dtype=(dt or src).np)
+        return _finish(arr, bool(requires_grad), device)
+    if copy is False:
+        raise ValueError("can't alias arbitrary sequence into a tensor.")
+    return tensor(obj, dtype=dt, requires_grad=bool(requires_grad))
+
+
+_WARNED_ONCE = {}
+
+
+def _asarray_tensor(obj, dt, copy, requires_grad):
+    """asarray of a Tensor: itself (requires_grad, when given, set on it in place) or a
+    converted copy (in obj's graph unless requires_grad is given)."""
+    if requires_grad is None:
+        if obj.requires_grad and not _WARNED_ONCE.get("asarray"):
+            _WARNED_ONCE["asarray"] = True  # PyTorch warns once per process
+            warnings.warn("torch.asarray: unspecified requires_grad now defaults to "
+                          "obj.requires_grad instead of False. Pass requires_grad=False "
+                          "explicitly to get the old behavior and silence this warning. "
+                          "(Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/"
+                          "tensor_new.cpp:1737.)", UserWarning, stacklevel=3)
+        if not copy:
+            return obj
+        return obj.clone() if dt is obj.dtype else obj.to(dt, copy=True)
+    if not copy:
+        return obj.requires_grad_(bool(requires_grad))  # in place, as PyTorch does
+    out = obj.detach().to(dt, copy=True)
+    return out.requires_grad_(True) if requires_grad else out
 
 
 def from_numpy(ndarray):
@@ -270,27 +363,51 @@ def from_numpy(ndarray):
     return _make(ndarray, None, False)
 
 
-def legacy_new(args, kwargs):
-    """Data for ``torch.Tensor(...)``: sizes make a float tensor, data is copied as float."""
+def legacy_new(args, kwargs, dtype=None):
+    """Data for ``torch.Tensor(...)`` (``dtype`` None) or a typed ``torch.LongTensor(...)``.
+
+    Sizes (ints or a ``torch.Size``) make an uninitialised tensor (zeros here); a sequence
+    is copied and converted to the dtype (the default one for ``torch.Tensor``); a tensor
+    is shared as it is (a typed constructor insists on its own dtype).
+    """
+    check_device(kwargs.get("device"))
+    npdt = (dtype or D.get_default_dtype()).np
     if not args:
-        return np.zeros((0,), D.get_default_dtype().np)
-    if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
-        data = args[0]
-        if isinstance(data, Tensor):
-            return data._data
-        arr, _ = _infer_array(data)
-        return np.array(arr, dtype=D.get_default_dtype().np)
-    return np.zeros(_shape(args, "Tensor"), D.get_default_dtype().np)
+        return np.zeros((0,), npdt)
+    data = args[0]
+    if len(args) == 1 and isinstance(data, Tensor):
+        if dtype is not None and data.dtype is not dtype:
+            raise TypeError(f"expected {_tensor_options(dtype)} (got "
+                            f"{_tensor_options(data.dtype)})")
+        return data._data
+    if len(args) == 1 and (not isinstance(data, (int, np.integer, Size))
+                           or isinstance(data, bool)):
+        if isinstance(data, str):
+            raise TypeError("new(): invalid data type 'str'")
+        if not isinstance(data, (list, tuple, range, np.ndarray)):
+            kind = type(data)
+            name = kind.__name__ if kind.__module__ == "builtins" else \
+                f"{kind.__module__}.{kind.__name__}"
+            raise TypeError(f"new(): data must be a sequence (got {name})")
+        # lists convert straight to the dtype (not through float32 first)
+        arr, _ = _infer_array(data, None if isinstance(data, np.ndarray) else npdt)
+        with np.errstate(invalid="ignore", over="ignore"):
+            return np.array(arr).astype(npdt)
+    return np.zeros(_shape(args, "new"), npdt)
+
+
+def _tensor_options(dtype):
+    """How c10 prints the options of a CPU tensor of ``dtype`` (legacy constructor errors)."""
+    return (f"TensorOptions(dtype={D.CPP_NAMES[dtype]}, device=cpu, layout=Strided, "
+            "requires_grad=false (default), pinned_memory=false (default), "
+            "memory_format=(nullopt))")
 
 
 # ---- filled ------------------------------------------------------------------------------
 def _filled(fill, size, out, dtype, layout, device, requires_grad, pin_memory=False,
             memory_format=None, op="zeros"):
-    arr = np.full(_shape(size, op), fill, _np_dtype(dtype))
-    if out is not None:
-        out._data = arr
-        return out
-    return _finish(arr, requires_grad, device)
+    arr = np.full(_shape(size, op), fill, _np_dtype(_out_dtype(out, dtype)))
+    return _finish(arr, requires_grad, device, out, op)
 
 
 def zeros(*sizes, out=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -374,7 +491,10 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     >>> full((2,), 7)
     tensor([7, 7])
     """
-    dt = _fill_dtype(fill_value, dtype)
+    if not isinstance(fill_value, (int, float, complex, np.number, np.bool_, Tensor)):
+        raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not "
+                        f"{type(fill_value).__name__}")
+    dt = _fill_dtype(fill_value, _out_dtype(out, dtype))
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     if not isinstance(size, (tuple, list)):
@@ -444,6 +564,7 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     if end is None:
         start, end = 0, start
     is_float = any(isinstance(v, float) for v in (start, end, step))
+    dtype = _out_dtype(out, dtype)
     dt = D.to_dtype(dtype) if dtype is not None else (
         D.get_default_dtype() if is_float else D.int64)
     _check_not_bool(dt.np, "arange")
@@ -463,7 +584,8 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
         n = _ranges.arange_size(xstart, xend, xstep, dt.np)
     else:
         n = _ranges.arange_size(float(start), float(end), float(step), dt.np)
-    return _finish(_ranges.arange_values(xstart, xstep, n, dt.np), requires_grad, device)
+    return _finish(_ranges.arange_values(xstart, xstep, n, dt.np), requires_grad, device, out,
+                   "arange")
 
 
 def range_(start, end, step=1, *, dtype=None, device=None, requires_grad=False, out=None):
@@ -486,9 +608,10 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     """
     start, end = _num(start), _num(end)
     steps = _steps(steps, "linspace")
-    npdt = _np_dtype(dtype, _range_default(start, end))
+    npdt = _np_dtype(_out_dtype(out, dtype), _range_default(start, end))
     _check_not_bool(npdt, "linspace")
-    return _finish(_ranges.linspace_values(start, end, steps, npdt), requires_grad, device)
+    return _finish(_ranges.linspace_values(start, end, steps, npdt), requires_grad, device,
+                   out, "linspace")
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
@@ -500,10 +623,10 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     """
     start, end = _num(start), _num(end)
     steps = _steps(steps, "logspace")
-    npdt = _np_dtype(dtype, _range_default(start, end))
+    npdt = _np_dtype(_out_dtype(out, dtype), _range_default(start, end))
     _check_not_bool(npdt, "logspace")
     return _finish(_ranges.logspace_values(start, end, steps, base, npdt), requires_grad,
-                   device)
+                   device, out, "logspace")
 
 
 def _steps(steps, op):
@@ -538,97 +661,11 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
                             f"must be int, not {type(v).__name__}")
         if v < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
-    return _finish(np.eye(n, n if m is None else m, dtype=_np_dtype(dtype)), requires_grad,
-                   device)
+    return _finish(np.eye(n, n if m is None else m, dtype=_np_dtype(_out_dtype(out, dtype))),
+                   requires_grad, device, out, "eye")
 
 
-# ---- random ------------------------------------------------------------------------------
-def _gen(generator):
-    return None if generator is None else generator
-
-
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
-         requires_grad=False, pin_memory=False):
-    """Uniform samples on [0, 1), drawn from PyTorch's random stream."""
-    arr = R.uniform(_shape(size, "rand"), _np_dtype(dtype), 0.0, 1.0, _gen(generator))
-    return _finish(arr, requires_grad, device)
-
-
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
-          requires_grad=False, pin_memory=False):
-    """Standard normal samples, drawn from PyTorch's random stream."""
-    arr = R.normal(_shape(size, "randn"), _np_dtype(dtype), 0.0, 1.0, _gen(generator))
-    return _finish(arr, requires_grad, device)
-
-
-def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
-            device=None, requires_grad=False, pin_memory=False):
-    """Integers uniform on [low, high): ``randint(high, size)`` or ``randint(low, high, size)``."""
-    if size is None:
-        if isinstance(high, (tuple, list)):
-            low, high, size = 0, low, high
-        else:
-            raise TypeError("randint() missing 1 required positional arguments: \"size\"")
-    dt = np.dtype(np.int64) if dtype is None else D.to_dtype(dtype).np
-    arr = R.randint(int(low), int(high), _shape((size,), "randint"), dt, _gen(generator))
-    return _finish(arr, requires_grad, device)
-
-
-def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False, pin_memory=False):
-    """A random permutation of ``0 .. n-1``."""
-    dt = np.dtype(np.int64) if dtype is None else D.to_dtype(dtype).np
-    return _finish(R.randperm(int(n), dt, _gen(generator)), requires_grad, device)
-
-
-def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None):
-    shape, npdt = _like(input, dtype)
-    return _finish(R.uniform(shape, npdt, 0.0, 1.0, None), requires_grad, device)
-
-
-def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=None):
-    shape, npdt = _like(input, dtype)
-    return _finish(R.normal(shape, npdt, 0.0, 1.0, None), requires_grad, device)
-
-
-def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,
-                 requires_grad=False, memory_format=None):
-    if high is None:
-        low, high = 0, low
-    shape, npdt = _like(input, dtype)
-    return _finish(R.randint(int(low), int(high), shape, npdt, None), requires_grad, device)
-
-
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
-           device=None, requires_grad=False):
-    """Normal samples: from scalar mean/std with ``size``, or elementwise from tensors."""
-    if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        # NOTE: a Python number stays a number: PyTorch's (tensor, number) overloads round
-        # differently from (tensor, tensor)
-        from .ops import random_ops as RO
-        tm, ts = isinstance(mean, Tensor), isinstance(std, Tensor)
-        npdt = (mean if tm else std).dtype.np
-        op = RO.Normal if tm and ts else RO.NormalMeanTensor if tm else RO.NormalStdTensor
-        return op.apply(mean if tm else float(mean), std if ts else float(std), npdt,
-                        _gen(generator))
-    if size is None:
-        raise TypeError("normal() received an invalid combination of arguments")
-    arr = R.normal(_shape((size,), "normal"), _np_dtype(dtype), float(mean), float(std),
-                   _gen(generator))
-    return _finish(arr, requires_grad, device)
-
-
-def bernoulli(input, p=None, *, generator=None, out=None):
-    """0/1 samples with probabilities ``input`` (or the scalar ``p``)."""
-    from .ops import random_ops as RO
-    if p is not None:
-        return RO.bernoulli_scalar(input, float(p), _gen(generator))
-    return RO.Bernoulli.apply(input, _gen(generator))
-
-
-def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
-    """Indices sampled from the rows of ``input`` (unnormalised probabilities)."""
-    return _make(R.multinomial(input._data, int(num_samples), replacement, _gen(generator)),
-                 None, False)
+# ---- random (defined in _random_factories, which needs the helpers above) ----------------
+from ._random_factories import (rand, randn, randint, randperm, rand_like,  # noqa: E402
+                                randn_like, randint_like, normal, bernoulli, multinomial,
+                                poisson)

@@ -24,6 +24,8 @@ def install(namespace):
                 if e.name != f"{pkg}.{name}":
                     raise
                 raise NotProvidedError(f"numtorch does not provide torch.{name} (yet)") from None
+        if name == "vmap":  # torch.vmap is torch.func.vmap; loaded with func, on first use
+            return importlib.import_module(f"{pkg}.func").vmap
         if name.startswith("__"):
             raise AttributeError(name)
         raise NotProvidedError(f"numtorch does not provide torch.{name} (yet)"
@@ -49,7 +51,7 @@ TENSOR_NOT_PROVIDED = (
     "as_subclass", "bfloat16", "ccol_indices", "chalf", "coalesce", "col_indices",
     "const_data_ptr", "crow_indices", "dense_dim", "dequantize", "eig", "grad_dtype",
     "hash_tensor", "index", "indices", "int_repr", "ipu", "is_coalesced", "lstsq", "map2_",
-    "map_", "module_load", "mtia", "name", "new", "q_per_channel_axis", "q_per_channel_scales",
+    "map_", "module_load", "mtia", "name", "q_per_channel_axis", "q_per_channel_scales",
     "q_per_channel_zero_points", "q_scale", "q_zero_point", "qscheme", "record_stream",
     "reinforce", "resize", "resize_as", "resize_as_sparse_", "row_indices", "set_",
     "slice_inverse", "smm", "solve", "sparse_dim", "sparse_mask", "sparse_resize_",

@@ -27,6 +27,7 @@ import warnings
 import numpy as np
 
 from numtorch import _dtype
+from numtorch._device import CPU
 
 __all__ = ["Generator", "default_generator", "DEFAULT_SEED", "STATE_SIZE", "manual_seed",
            "seed", "initial_seed", "get_rng_state", "set_rng_state", "uniform", "normal",
@@ -310,12 +311,18 @@ class Generator:
         name = str(getattr(device, "type", device))
         if name.split(":")[0] != "cpu":
             raise RuntimeError(f"numtorch only has CPU generators, got device '{device}'")
-        self.device = "cpu"
+        self.device = CPU
         self._bitgen = np.random.MT19937(0)      # its state is replaced just below
         self.manual_seed(DEFAULT_SEED)
 
+    __module__ = "torch._C"  # prints as <class 'torch._C.Generator'>; pickled by _rebuild
+
+    def __reduce__(self):
+        return (_rebuild_generator, (self.get_state()._data.tobytes(),))
+
     def __repr__(self):
-        return f"<numtorch Generator seed={self._seed}>"
+        # PyTorch's class is torch._C.Generator, which prints as the default object repr
+        return f"<torch._C.Generator object at 0x{id(self):x}>"
 
     # ---- seeding and state
 
@@ -422,6 +429,30 @@ class Generator:
         self._normal_float = val_f if valid_f else None
         return self
 
+    def clone_state(self):
+        """A new Generator in this one's state (seed and cached normal sample included).
+
+        >>> g = Generator().manual_seed(4)
+        >>> c = g.clone_state()
+        >>> bool((c._uniform32(3) == g._uniform32(3)).all()), c.initial_seed()
+        (True, 4)
+        """
+        return Generator().set_state(self.get_state())
+
+    def graphsafe_get_state(self):
+        raise NotImplementedError("graphsafe_get_state is not supported in this Generator")
+
+    def graphsafe_set_state(self, state):
+        if not isinstance(state, Generator):
+            raise TypeError(f"expected a Generator, but got {type(state).__name__}")
+        raise NotImplementedError("graphsafe_set_state is not supported in this Generator")
+
+    def get_offset(self):
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def set_offset(self, offset):
+        raise RuntimeError("CPU Generator does not use offset")
+
     # ---- raw streams (PyTorch's random() / random64() and the two uniform widths)
 
     def _raw32(self, n):
@@ -444,6 +475,11 @@ class Generator:
         """uniform_real_distribution<double>(0, 1): 53 random bits times 2**-53."""
         bits = self._raw64(n) & np.uint64((1 << 53) - 1)
         return bits.astype(_F64) * (2.0 ** -53)
+
+
+def _rebuild_generator(state):
+    """Unpickle a Generator (by this module's name, which needs no ``torch`` module)."""
+    return Generator().set_state(np.frombuffer(state, np.uint8))
 
 
 def _as_byte_tensor(arr):
@@ -1253,3 +1289,81 @@ def _topk_indices(q, k):
             out[r] = topk_order(q[r], k, largest=True)
     return out
 
+
+
+# ----------------------------------------------------------------------------------------
+# poisson
+
+def _glibc_lgamma():
+    """The C library's lgamma (PyTorch calls it); CPython's math.lgamma is its own code."""
+    try:
+        import ctypes
+        fn = ctypes.CDLL(None).lgamma
+        fn.restype, fn.argtypes = ctypes.c_double, (ctypes.c_double,)
+        return fn
+    except (OSError, AttributeError):
+        return math.lgamma
+
+
+_lgamma = None
+
+
+def _poisson_one(lam, gen):
+    """One Poisson(lam) count, drawing double uniforms one at a time as PyTorch does.
+
+    Rates of 10 and more use Hörmann's transformed rejection (PTRS, 1993) with the
+    constants PyTorch (and NumPy's legacy sampler) use; smaller ones multiply uniforms
+    until the product drops to exp(-lam) or below.
+    """
+    global _lgamma
+    if lam >= 10:
+        if _lgamma is None:
+            _lgamma = _glibc_lgamma()
+        loglam = math.log(lam)
+        b = 0.931 + 2.53 * math.sqrt(lam)
+        a = -0.059 + 0.02483 * b
+        log_inv_alpha = math.log(1.1239 + 1.1328 / (b - 3.4))
+        v_r = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = float(gen._uniform64(1)[0]) - 0.5
+            v = float(gen._uniform64(1)[0])
+            us = 0.5 - abs(u)
+            k = math.floor((2 * a / us + b) * u + lam + 0.43)
+            if us >= 0.07 and v <= v_r:
+                return k
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            # NOTE: the same sums in the same order as PyTorch, so ties break alike
+            if (math.log(v) + log_inv_alpha - math.log(a / (us * us) + b)
+                    <= -lam + k * loglam - _lgamma(k + 1.0)):
+                return k
+    if lam == 0:
+        return 0
+    limit, prod, count = math.exp(-lam), 1.0, 0
+    while True:
+        prod *= float(gen._uniform64(1)[0])
+        if not prod > limit:
+            return count
+        count += 1
+
+
+def poisson(rates, generator=None):
+    """``torch.poisson(rates)``: one Poisson count per rate, in the rates' (float) dtype.
+
+    Elements are drawn in order, each taking as many uniforms as its sampler needs, so
+    the stream stays PyTorch's.
+
+    >>> g = Generator().manual_seed(0)
+    >>> poisson(np.array([1., 5., 10.]), generator=g)
+    array([2., 6., 9.])
+    """
+    rates, gen = np.asarray(rates), _gen(generator)
+    if rates.dtype.kind != "f":
+        raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_tname(rates.dtype)}'")
+    out = np.empty(rates.shape, rates.dtype)
+    flat = out.reshape(-1)
+    for i, lam in enumerate(rates.reshape(-1).tolist()):
+        if not lam >= 0:
+            raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+        flat[i] = _poisson_one(lam, gen)
+    return out

@@ -31,13 +31,23 @@ class Size(tuple):
 
     def __add__(self, other):
         if not isinstance(other, tuple):
-            return NotImplemented
+            # PyTorch's wording (its type is named torch.Size); a reflected add gets no turn
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) "
+                            "to torch.Size")
         return Size(tuple(self) + tuple(other))
 
     def __radd__(self, other):
         if not isinstance(other, tuple):
             return NotImplemented
         return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, n):
+        # repetition stays a Size (tuple's own __mul__ would return a plain tuple)
+        if not hasattr(n, "__index__"):
+            raise TypeError(f"can't multiply sequence by non-int of type '{type(n).__name__}'")
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
 
     def __reduce__(self):
         return (_rebuild_size, (tuple(self),))

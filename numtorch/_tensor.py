@@ -218,7 +218,11 @@ class Tensor:
         return st if dim is None else st[self._wrap_size_dim(dim)]
 
     def is_contiguous(self, memory_format=None):
-        return self._data.flags.c_contiguous
+        if memory_format is None or memory_format.name in ("contiguous_format",
+                                                           "preserve_format"):
+            return self._data.flags.c_contiguous
+        from ._layout import _is_contiguous_as  # channels_last: NHWC order in memory
+        return _is_contiguous_as(tuple(self._data.shape), self.stride(), memory_format)
 
     def is_floating_point(self):
         return self.dtype.is_floating_point
@@ -327,6 +331,11 @@ class Tensor:
         if requires_grad and type(self._vc) is _InferenceVC and not STATE.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")
+        if self._extra is not None and "ng_view" in self._extra:
+            # a view made in no_grad mode requires grad through its base whatever its own
+            # flag, which (as in PyTorch) decides whether gradients accumulate in its .grad
+            self._extra["ng_view_acc"] = bool(requires_grad)
+            return self
         self._rg = bool(requires_grad)
         return self
 
@@ -417,6 +426,9 @@ class Tensor:
             return (None, 0)
         acc = self._acc() if self._acc is not None else None
         if acc is None:
+            if self._extra is not None and "ng_view" in self._extra and \
+                    not self._extra.get("ng_view_acc"):
+                return (None, 0)  # a view made in no_grad mode: no accumulator, as PyTorch
             acc = AccumulateGrad(self)
             self._acc = weakref.ref(acc)
         return (acc, 0)
@@ -447,6 +459,8 @@ class Tensor:
 
     def register_post_accumulate_grad_hook(self, hook):
         """``hook(tensor)`` runs after a gradient was accumulated into this leaf's ``.grad``."""
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
                                "tensors")
@@ -499,7 +513,8 @@ class Tensor:
         hooks = self._extra.get("post_acc") if self._extra else None
         if hooks:
             for hook in list(hooks.values()):
-                hook(self)
+                if hook(self) is not None:
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
     def detach(self):
         """A tensor sharing data and version counter, outside the graph."""
@@ -540,6 +555,17 @@ class Tensor:
         A view routes the change through its base with a CopySlices node, so gradients of the
         base see it (``input_nr`` is the node input that held the view's old value).
         """
+        if self._extra is not None and self._extra.get("retains_grad"):
+            # as in PyTorch, .grad stays the gradient of the tensor's current value
+            old = self._grad_fn
+            old._retain.pop(self._output_nr, None)
+            self._extra["retains_grad"] = False
+            self._rebase_history_to(node, output_nr, input_nr)
+            self.retain_grad()
+            return
+        self._rebase_history_to(node, output_nr, input_nr)
+
+    def _rebase_history_to(self, node, output_nr, input_nr):
         if self._base is None:
             self._grad_fn, self._output_nr, self._rg = node, output_nr, True
             return
@@ -568,6 +594,9 @@ class Tensor:
                 "backward associated with the custom Function, leading to incorrect gradients. "
                 "This behavior is forbidden. You can fix this by cloning the output of the "
                 "custom Function.")
+        if self._extra is not None and "ng_view" in self._extra:
+            from .autograd._copy_slices import no_grad_view_error
+            raise no_grad_view_error(self)
         if self._grad_fn is None and self._rg:
             if self._base is not None:
                 raise RuntimeError("a view of a leaf Variable that requires grad is being used "
@@ -667,7 +696,7 @@ class Tensor:
                                "torch.nn.utils.weight_norm usage, see "
                                "https://github.com/pytorch/pytorch/pull/103001")
         new = object.__new__(type(self))
-        new._init_from(self._data.copy(), self._rg)
+        new._init_from(_deepcopy_array(self._data, memo), self._rg)
         memo[id(self)] = new
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
@@ -683,6 +712,22 @@ class Tensor:
 
     def __setstate__(self, state):
         pass
+
+
+def _deepcopy_array(arr, memo):
+    """A copy of ``arr`` over a copy of its whole storage, made once per deepcopy (``memo``):
+    tensors sharing memory (a tensor and its slices) stay sharing it, as in PyTorch."""
+    from .storage import data_ptr, root_array
+    root = root_array(arr)
+    if arr.size == 0 or min(arr.strides, default=0) < 0 or not (
+            root.flags.c_contiguous or root.flags.f_contiguous):
+        return arr.copy(order="K")  # no single block to copy (rare): the elements alone
+    key = ("numtorch storage", id(root))
+    if key not in memo:
+        memo[key] = (root, root.copy(order="A"))  # the original held: its id stays unique
+    offset = data_ptr(arr) - data_ptr(root)
+    return np.ndarray(arr.shape, arr.dtype, buffer=memo[key][1], offset=offset,
+                      strides=arr.strides)
 
 
 def _rebuild(cls, data, requires_grad, attrs):

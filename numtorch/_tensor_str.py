@@ -28,7 +28,7 @@ __all__ = ["PRINT_OPTS", "set_printoptions", "get_printoptions", "printoptions",
 
 
 @dataclasses.dataclass
-class _PrinterOptions:
+class __PrinterOptions:  # PyTorch's name, seen when PRINT_OPTS is printed
     precision: int = 4
     threshold: float = 1000
     edgeitems: int = 3
@@ -36,7 +36,7 @@ class _PrinterOptions:
     sci_mode: object = None  # None lets each tensor decide; True/False forces it
 
 
-PRINT_OPTS = _PrinterOptions()
+PRINT_OPTS = __PrinterOptions()
 
 # profile name -> (precision, threshold, edgeitems, linewidth)
 _PROFILES = {

@@ -152,8 +152,11 @@ class _Record:
         return flat[:self.numel * self.dtype.itemsize]
 
     def pid(self, legacy):
-        pid = ("storage", self.storage_type, self.key, "cpu", self.numel)
-        return pid + (None,) if legacy else pid
+        if legacy:
+            # PyTorch writes the key of each reference as a new string, which the pickle
+            # cannot memoize (so a file has PyTorch's size): a new string here too
+            return ("storage", self.storage_type, "".join(self.key), "cpu", self.numel, None)
+        return ("storage", self.storage_type, self.key, "cpu", self.numel)
 
 
 def _contiguous_strides(shape):
@@ -188,14 +191,23 @@ def _layout_in(owner, arr):
 class _Storages:
     """The storages of one save, found by walking each tensor's array to its owner."""
 
-    def __init__(self):
+    def __init__(self, legacy=False):
         self.records = []
         self._by_owner = {}
+        self.legacy = legacy
+
+    def _key(self, owner):
+        # the legacy format names a storage by its address, as PyTorch (so files have its
+        # sizes); the zip format by its position
+        if not self.legacy:
+            return str(len(self.records))
+        key = str(_data_ptr(owner))
+        return key if all(r.key != key for r in self.records) else f"{key}_{len(self.records)}"
 
     def _record(self, owner, dtype, untyped=False):
         record = self._by_owner.get(id(owner))
         if record is None:
-            record = _Record(str(len(self.records)), dtype, owner, untyped)
+            record = _Record(self._key(owner), dtype, owner, untyped)
             self.records.append(record)
             self._by_owner[id(owner)] = record
         elif record.dtype is not dtype:
@@ -323,12 +335,66 @@ def _pickle(obj, base, protocol, storages, legacy=False):
 
 
 class _ZipWriter:
-    """Writes records as PyTorch's writer does: stored, under ``<archive>/``, aligned."""
+    """Writes an archive byte for byte as PyTorch's (miniz) writer does, so that a saved
+    file has PyTorch's exact size: records stored uncompressed under ``<archive>/``, each
+    local header with zero time, CRC and sizes (flags 0x0808: a data descriptor follows the
+    data, UTF-8 names) and an ``FB`` extra field padding the data to a 64-byte boundary;
+    then the central directory, a ZIP64 end record and locator, and the end record.
 
-    def __init__(self, zf, archive):
-        self.zf, self.archive = zf, archive
+    Offsets count from where writing starts in ``fp``. Archives past 4 GiB (ZIP64 sizes)
+    are left to ``_ZipfileWriter``.
+    """
+
+    def __init__(self, fp, archive):
+        self.fp, self.archive = fp, archive
+        self.pos = 0
+        self.entries = []  # (name, crc, size, header offset)
         self.crc = 0
         self.total = 0
+
+    def _put(self, data):
+        self.fp.write(data)
+        self.pos += len(data)
+
+    def write(self, name, data):
+        full = f"{self.archive}/{name}".encode("utf-8")
+        size = len(data)
+        pad = -(self.pos + 30 + len(full) + 4) % STORAGE_ALIGNMENT
+        crc = zlib.crc32(data)
+        self.entries.append((full, crc, size, self.pos))
+        self._put(struct.pack("<IHHHHHIIIHH", 0x04034B50, 0, 0x0808, 0, 0, 0, 0, 0, 0,
+                              len(full), pad + 4))
+        self._put(full + b"FB" + struct.pack("<H", pad) + b"Z" * pad)
+        self._put(data)
+        self._put(struct.pack("<IIII", 0x08074B50, crc, size, size))
+        self.crc = zlib.crc32(struct.pack("<IQ", crc, size), self.crc)
+        self.total += size
+
+    def close(self):
+        cd_start = self.pos
+        for full, crc, size, offset in self.entries:
+            self._put(struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 0, 0, 0x0808, 0, 0, 0,
+                                  crc, size, size, len(full), 0, 0, 0, 0, 0, offset) + full)
+        n, cd_size, end64 = len(self.entries), self.pos - cd_start, self.pos
+        self._put(struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 0x031E, 45, 0, 0, n, n,
+                              cd_size, cd_start))
+        self._put(struct.pack("<IIQI", 0x07064B50, 0, end64, 1))
+        self._put(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, min(n, 0xFFFF),
+                              min(n, 0xFFFF), min(cd_size, 0xFFFFFFFF),
+                              min(cd_start, 0xFFFFFFFF), 0))
+
+    def serialization_id(self):
+        # PyTorch only requires 40 digits; these are derived from the contents
+        return f"{self.crc:020d}{self.total:020d}"
+
+
+class _ZipfileWriter(_ZipWriter):
+    """The same records through ``zipfile`` (which writes ZIP64 fields where sizes need
+    them), for archives too large for ``_ZipWriter``'s 32-bit headers."""
+
+    def __init__(self, fp, archive):
+        super().__init__(fp, archive)
+        self.zf = zipfile.ZipFile(fp, "w", zipfile.ZIP_STORED)
 
     def write(self, name, data):
         full = f"{self.archive}/{name}"
@@ -342,9 +408,8 @@ class _ZipWriter:
         self.crc = zlib.crc32(struct.pack("<IQ", info.CRC, size), self.crc)
         self.total += size
 
-    def serialization_id(self):
-        # PyTorch only requires 40 digits; these are derived from the contents
-        return f"{self.crc:020d}{self.total:020d}"
+    def close(self):
+        self.zf.close()
 
 
 def _archive_name(f):
@@ -360,8 +425,11 @@ def _save_zip(obj, f, base, protocol, disable_byteorder):
         parent = os.path.dirname(f)
         if parent and not os.path.isdir(parent):
             raise RuntimeError(f"Parent directory {parent} does not exist.")
-    with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as zf:
-        out = _ZipWriter(zf, _archive_name(f))
+    # 32-bit headers hold every size and offset below 4 GiB (with room for the headers)
+    small = len(data) + sum(r.numel * r.dtype.itemsize for r in storages.records) \
+        + 200 * (len(storages.records) + 8) < 0xFFFFFFFF
+    with _open_file(f, "wb") as opened:
+        out = (_ZipWriter if small else _ZipfileWriter)(opened, _archive_name(f))
         out.write("data.pkl", data)
         out.write(".format_version", b"1")
         out.write(".storage_alignment", str(STORAGE_ALIGNMENT).encode())
@@ -371,14 +439,16 @@ def _save_zip(obj, f, base, protocol, disable_byteorder):
             out.write(f"data/{record.key}", memoryview(record.raw()))
         out.write("version", b"3\n")
         out.write(".data/serialization_id", out.serialization_id().encode())
+        out.close()
 
 
 def _save_legacy(obj, f, base, protocol):
     """The pre-1.6 format: pickles of a magic number, version, system info, the object and
     the storage keys, then each storage as an int64 element count and little-endian bytes."""
-    storages = _Storages()
+    storages = _Storages(legacy=True)
+    # as PyTorch, which writes these fixed sizes (long: 4) whatever the platform's
     sys_info = {"protocol_version": PROTOCOL_VERSION, "little_endian": True,
-                "type_sizes": {"short": 2, "int": 4, "long": struct.calcsize("l")}}
+                "type_sizes": {"short": 2, "int": 4, "long": 4}}
     for header in (MAGIC_NUMBER, PROTOCOL_VERSION, sys_info):
         f.write(pickle.dumps(header, protocol=protocol))
     f.write(_pickle(obj, base, protocol, storages, legacy=True))

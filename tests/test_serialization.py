@@ -244,6 +244,53 @@ def test_numtorch_pickle_is_byte_identical_to_torch(torch, tmp_path):
             assert ours[name] == theirs[name], name
 
 
+def _without_legacy_keys(data):
+    """A legacy file with each storage key (a memory address) written as ``KEY``."""
+    f = io.BytesIO(data)
+    for _ in range(3):
+        pickle.load(f)
+    unpickler = pickle._Unpickler(f)
+    unpickler.persistent_load = lambda pid: None
+    unpickler.find_class = lambda module, name: lambda *args: None
+    unpickler.load()
+    for key in pickle.load(f):
+        raw = key.encode()
+        data = data.replace(b"X" + len(raw).to_bytes(4, "little") + raw, b"XKEY")
+    return data
+
+
+def _file_bytes(lib, obj, path, **kwargs):
+    lib.save(obj, path, **kwargs)
+    with open(path, "rb") as f:
+        return f.read()
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_numtorch_file_has_torchs_size_and_layout(torch, tmp_path, legacy):
+    """The archive is laid out as PyTorch's writer lays it out, so os.path.getsize of a saved
+    state dict (printed by many tutorials) is PyTorch's; only the serialization id (zip) or
+    the storage keys, which are memory addresses (legacy), may differ."""
+    kwargs = {"_use_new_zipfile_serialization": False} if legacy else {}
+
+    def make(lib):
+        w = lib.arange(40.0).reshape(4, 10)
+        return {"w": w, "t": w[1:, 2:5], "b": lib.zeros(4, dtype=lib.int64), "epoch": 3,
+                "name": "m", "half": lib.ones(3, dtype=lib.float16)}
+    ours = _file_bytes(nt, make(nt), tmp_path / "model.pt", **kwargs)
+    theirs = _file_bytes(torch, make(torch), tmp_path / "model.pt", **kwargs)
+    if legacy:
+        ours, theirs = _without_legacy_keys(ours), _without_legacy_keys(theirs)
+    assert len(ours) == len(theirs)
+    if not legacy:
+        sid = theirs.index(b"model/.data/serialization_id")
+        sid = theirs.index(b"PK\x07\x08", sid) - 40  # the 40 digits before the descriptor
+        assert ours[:sid] == theirs[:sid]
+        # after the id: the descriptor (with the id's CRC), directory and end records
+        assert ours[sid + 44:] != b"" and len(ours[sid + 40:]) == len(theirs[sid + 40:])
+        assert nt.load(io.BytesIO(ours))["t"].tolist() == torch.load(
+            io.BytesIO(ours))["t"].tolist()
+
+
 def test_numtorch_records_are_aligned_and_named_after_the_file(tmp_path):
     path = tmp_path / "my.model.pt"
     nt.save({"a": nt.ones(3), "b": nt.zeros(5, dtype=nt.float64)}, path)

@@ -123,25 +123,25 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     roots = _roots(tensors)
     edges = None
     if inputs is not None:
+        # as in PyTorch, each input retains its grad (a no-op for a leaf; a non-leaf's
+        # .grad gets this backward's gradient, and later ones', through that retain hook)
+        for t in inputs:
+            if isinstance(t, Tensor):
+                t.retain_grad()
         edges = [_input_edge(t, i) for i, t in enumerate(inputs)]
     if create_graph and not _warned:
         import warnings
         _warned.append(True)
         warnings.warn(_CYCLE_WARNING, UserWarning, stacklevel=3)
-    captured = run_backward(roots, grads, retain_graph, create_graph, edges, accumulate=True)
-    if inputs is not None:
-        for t, g in zip(inputs, captured):
-            # a non-leaf input gets its gradient in .grad (unless retain_grad already did)
-            if type(t) is not GradientEdge and t._grad_fn is not None and g is not None and \
-                    not t._retains():
-                t._grad = g if t._grad is None else t._grad + g
+    run_backward(roots, grads, retain_graph, create_graph, edges, accumulate=True)
 
 
 def _input_edge(t, i):
     if type(t) is GradientEdge:
         return (t.node, t.output_nr)
     if not isinstance(t, Tensor):
-        raise TypeError(f"inputs must be Tensors, got {type(t).__name__}")
+        raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
+                           f"{type(t).__name__}")
     if not t._rg:
         raise RuntimeError("One of the differentiated Tensors does not require grad")
     return t._edge()

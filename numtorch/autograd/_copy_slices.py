@@ -7,7 +7,8 @@ covers, and writes ``fn``'s gradient for the view's old value back into that par
 from .graph import Node, _BACKWARD_SUFFIX, n_outputs as _n_out
 from .grad_mode import STATE
 
-__all__ = ["rebase_view", "replay_view", "refresh_view"]
+__all__ = ["rebase_view", "replay_view", "refresh_view", "mark_no_grad_view",
+           "no_grad_view_error"]
 
 
 def replay_view(t, chain):
@@ -65,13 +66,25 @@ def rebase_view(view, fn, output_nr, input_nr):
     base = view._base
     node = CopySlices(base._edge(), fn, output_nr, input_nr, view._view,
                       (base._data.shape, base.dtype))
+    retains = base._retains()
+    if retains:  # as in PyTorch, the base's .grad stays that of its current value
+        base._grad_fn._retain.pop(base._output_nr, None)
+        base._extra["retains_grad"] = False
     base._grad_fn, base._output_nr, base._rg = node, 0, True
+    if retains:
+        base.retain_grad()
     _regenerate(view)
 
 
 def refresh_view(view):
     """Give ``view`` a grad_fn from its base's current history (the base changed in place
     since the view's grad_fn was made)."""
+    if view._extra is not None and "ng_view" in view._extra:
+        # no history to regenerate from: PyTorch forbids it (checked again while grad mode
+        # is off, so the version stays the one the view was made at)
+        if STATE.enabled:
+            raise no_grad_view_error(view, indirect=True)
+        return
     if view._base._rg:
         _regenerate(view)
     view._view_ver = view._vc[0]
@@ -87,3 +100,36 @@ def _regenerate(view):
         STATE.enabled = prev
     view._grad_fn, view._output_nr, view._rg = fresh._grad_fn, 0, True
     view._view_ver = view._vc[0]
+
+
+# ---- views made while grad mode was off (PyTorch's CreationMeta NO_GRAD_MODE) ------------
+def mark_no_grad_view(view, base):
+    """Mark ``view`` of ``base`` (which requires grad) as made in no_grad or inference mode, or
+    as a view of such a view. As in PyTorch it requires grad (through its base) but has no
+    grad_fn: it is a leaf without an accumulator (gradients reaching it are dropped), and
+    changing it in place with grad mode on is an error (``no_grad_view_error``)."""
+    made = base._extra.get("ng_view") if base._extra is not None else None
+    if made is None:
+        made = "inference" if STATE.inference else "no_grad"
+    view._rg = True
+    view._set_extra("ng_view", made)
+
+
+def no_grad_view_error(view, indirect=False):
+    """PyTorch's RuntimeError for an in-place change of (``indirect``: the base of) a view
+    marked by ``mark_no_grad_view``, with grad mode on."""
+    inference = view._extra["ng_view"] == "inference"
+    mode, block = ("inference mode", "inference_mode") if inference else ("no_grad mode", "no_grad")
+    change = "its base or another view of its base has been" if indirect else "is being"
+    where = "in normal mode" if inference else "with grad mode enabled"
+    fn = view._grad_fn
+    if fn is not None:
+        head = (f"Output {view._output_nr} of {_BACKWARD_SUFFIX.sub('', fn.name())} is a view "
+                f"of a view which was created in {mode}")
+    else:
+        head = f"A view was created in {mode}"
+    return RuntimeError(
+        f"{head} and {change} modified inplace {where}. Given that this use case is "
+        "ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
+        f"the view and the inplace either both inside the {block} block (if you don't want the "
+        "inplace to be tracked) or both outside (if you want the inplace to be tracked).")

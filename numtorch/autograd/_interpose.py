@@ -153,5 +153,10 @@ def custom(cls, args, kwargs):
         lvl = top_tangent_level(args)
         if lvl is not None:
             from . import _tangents
+            if S.vmap_levels:  # a batched tangent (jacfwd) batches the Function in PyTorch
+                from ..func import _batching, _custom_vmap
+                if _batching.top_level([_tangents._tangent_or_zeros(a, lvl) for a in args]) \
+                        is not None:
+                    _custom_vmap.require_vmap_rule(cls)
             return _tangents.apply_custom(cls, args, kwargs, lvl)
     return NotImplemented

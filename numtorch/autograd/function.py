@@ -27,6 +27,7 @@ from .._dtype import _FROM_NP
 from .grad_mode import STATE
 from .graph import (ANOMALY, Node, DelayedError, pack_saved, unpack_saved, freed_error,
                     _hook_stack, _sequence)
+from ._saved_attrs import saved_attr_properties
 
 Tensor = None  # bound by numtorch._tensor after the class exists (import cycle)
 
@@ -123,6 +124,11 @@ class BackwardCFunction(FunctionCtx, Node):
 
     def name(self):
         return self._forward_cls._node_name or type(self).__name__
+
+    def __call__(self, *grads):
+        if not self._forward_cls._builtin:  # a Python node in PyTorch: not callable
+            raise TypeError(f"'{type(self).__name__}' object is not callable")
+        return Node.__call__(self, *grads)
 
     def apply(self, *grads):
         """Call the user's backward on ``grads`` (as the engine does, without checks)."""
@@ -295,9 +301,11 @@ class _FunctionMeta(type):
     def __init__(cls, name, bases, attrs):
         super().__init__(name, bases, attrs)
         bw_name = attrs.get("_backward_name") or name + "Backward"
+        body = {"_forward_cls": cls, "__slots__": (), "__module__": _node_module(cls)}
+        if getattr(cls, "_builtin", False):  # grad_fn._saved_self and the like
+            body.update(saved_attr_properties(bw_name))
         cls._backward_cls = type(bw_name, (getattr(cls, "_node_base", BackwardCFunction),),
-                                 {"_forward_cls": cls, "__slots__": (),
-                                  "__module__": _node_module(cls)})
+                                 body)
         cls._fwd_sig = None
         cls._bind_user_methods()
 
@@ -743,7 +751,14 @@ def _rebase_dirty(ctx, t, i, diff, args):
     if diff:
         # the position of t among the tensor inputs (the node's edges)
         tensors = [a for a in args if isinstance(a, Tensor)]
-        j = next(k for k, a in enumerate(tensors) if a is t)
+        j = next((k for k, a in enumerate(tensors) if a is t), None)
+        if j is None:  # marked dirty but not an input: PyTorch takes it as a plain output
+            warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input "
+                          "Tensors that have been mutated should be passed to ctx.mark_dirty()."
+                          " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/"
+                          "custom_function.cpp:320.)", UserWarning, stacklevel=4)
+            t._grad_fn, t._rg, t._output_nr = ctx, True, i
+            return
         Tensor._rebase_history(t, ctx, i, j)
 
 

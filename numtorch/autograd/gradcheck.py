@@ -879,6 +879,9 @@ def _make_module_callable():
     class _CallableModule(types.ModuleType):
         def __call__(self, *args, **kwargs):
             return gradcheck(*args, **kwargs)
+
+        def __repr__(self):  # prints as the function it stands for
+            return repr(gradcheck)
     sys.modules[__name__].__class__ = _CallableModule
 
 

@@ -77,6 +77,16 @@ class Node:
     def name(self):
         return type(self).__name__
 
+    def __call__(self, *grads):
+        """Run this node's backward on ``grads`` (one per forward output), in the current grad
+        mode, as calling a (C++) node does in PyTorch: one gradient per edge of
+        ``next_functions``, a single one bare (an AccumulateGrad accumulates, returns ())."""
+        n = n_outputs(self)
+        if len(grads) != n:
+            raise TypeError(f"expected {n} arguments, got {len(grads)} instead")
+        outs = tuple(self._backward(list(grads), STATE.enabled))[:len(self.next_functions)]
+        return outs[0] if len(outs) == 1 else outs
+
     @property
     def metadata(self):
         if self.metadata_ is None:
@@ -184,7 +194,8 @@ class AccumulateGrad(Node):
             # NOTE: reached with no gradient (a hook replaced it by None): PyTorch still runs
             # the post-accumulate hooks, with .grad unchanged
             for hook in list(var._extra["post_acc"].values()):
-                hook(var)
+                if hook(var) is not None:
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return ()
 
 

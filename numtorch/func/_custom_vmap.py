@@ -47,19 +47,28 @@ def apply(cls, args, kwargs, level):
     return out
 
 
-def _apply_batched(cls, args, kwargs, level):
+def require_vmap_rule(cls):
+    """PyTorch's errors for vmap over a Function with no vmap rule, or two of them."""
     gen, own = bool(cls.generate_vmap_rule), _has_vmap(cls)
     if gen and own:
-        raise RuntimeError(
+        err = RuntimeError(
             f"You tried to vmap over {cls.__name__}, but it has both generate_vmap_rule=True "
             "and an overridden vmap staticmethod. Please set generate_vmap_rule=False or delete "
             "the overridden vmap staticmethod to avoid ambiguity. For more details, please see "
             "https://pytorch.org/docs/main/notes/extending.func.html")
-    if not (gen or own):
-        raise RuntimeError(
+    elif not (gen or own):
+        err = RuntimeError(
             f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please "
             "override and implement the vmap staticmethod or set generate_vmap_rule=True. For "
             "more details, please see https://pytorch.org/docs/main/notes/extending.func.html")
+    else:
+        return
+    err.user_vmap_error = True  # jacfwd and the like re-raise it rather than loop
+    raise err
+
+
+def _apply_batched(cls, args, kwargs, level):
+    require_vmap_rule(cls)
     phys = []
     flags = []
     for a in args:

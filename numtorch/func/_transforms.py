@@ -386,8 +386,9 @@ def _one_hot_map(fn, t, chunk_size=None):
     if t.numel() > 0 and chunk_size != 1:
         try:
             return vmap(fn, chunk_size=chunk_size)(basis)
-        except Exception:  # noqa: BLE001 - the loop below raises any genuine error again
-            pass
+        except Exception as e:  # noqa: BLE001 - the loop below raises any genuine error again
+            if getattr(e, "user_vmap_error", False):  # as PyTorch: a custom Function
+                raise                                # without a vmap rule fails here
     if t.numel() == 0:
         return tuple(r.new_zeros((0,) + tuple(r.shape)) for r in fn(_zeros_like(t)))
     results = [fn(basis[i]) for i in range(t.numel())]

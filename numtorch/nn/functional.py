@@ -451,7 +451,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     """Softmax of (logits + Gumbel noise) / tau; one-hot (straight-through) when ``hard``.
 
-    >>> gumbel_softmax(torch.zeros(3)).sum()
+    >>> gumbel_softmax(torch.zeros(3), hard=True).sum()
     tensor(1.)
     """
     if eps != 1e-10:
@@ -689,8 +689,19 @@ def _weighted(errors, weight, input, reduction):
 
 
 def _pointwise(op, input, target, reduction, *args):
-    x, t = S.broadcast_tensors(input, target)
+    x, t = _promoted(input, target)
     return op.apply(x, t, reduction, *args)
+
+
+def _promoted(input, target):
+    """``input`` and ``target`` broadcast and cast to PyTorch's result type of the two (a
+    float32 input with an int64 target computes in float32, not NumPy's float64; the types
+    of the broadcast pair, as PyTorch's Python wrappers broadcast first)."""
+    x, t = S.broadcast_tensors(input, target)
+    if x.dtype is not t.dtype:
+        dt = D.result_type(x, t)
+        x, t = x.to(dt), t.to(dt)
+    return x, t
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -752,9 +763,21 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     if weight is not None:
-        loss = LS.HuberLoss.apply(*S.broadcast_tensors(input, target), "none", float(delta))
-        return _weighted(loss, weight, input, reduction)
-    return _pointwise(LS.HuberLoss, input, target, _reduction(reduction), float(delta))
+        loss = LS.HuberLoss.apply(*_promoted(input, target), "none", float(delta))
+        return _weighted(_huber_out(loss, input), weight, input, reduction)
+    loss = _pointwise(LS.HuberLoss, input, target, _reduction(reduction), float(delta))
+    return _huber_out(loss, input)
+
+
+def _huber_out(loss, input):
+    """PyTorch writes huber_loss into a tensor of the input's dtype: the promoted result is
+    cast back (float16 input, float32 target: float16), or refused for an integer input."""
+    if loss.dtype is input.dtype:
+        return loss
+    if input.dtype.category != D._FLOAT:
+        raise RuntimeError(f"result type {D.SCALAR_NAMES[loss.dtype]} can't be cast to the "
+                           f"desired output type {D.SCALAR_NAMES[input.dtype]}")
+    return loss.to(input.dtype)
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -2233,8 +2256,9 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
     # NOTE: PyTorch reads a 1-d input's channel count as 0 (every 1-d call but an empty
     # one with empty statistics fails its size check)
     c = input.shape[1] if input.dim() > 1 else 0
-    for t, what in ((weight, "weight"), (bias, "bias"), (running_mean, "running_mean"),
-                    (running_var, "running_var")):
+    # (PyTorch checks the running statistics first, then weight and bias)
+    for t, what in ((running_mean, "running_mean"), (running_var, "running_var"),
+                    (weight, "weight"), (bias, "bias")):
         if t is not None and t.numel() != c:
             raise RuntimeError(f"{what} should contain {c} elements not {t.numel()}")
     x = input.unsqueeze(0) if input.dim() == 1 else input  # (0,) with empty statistics

@@ -37,6 +37,15 @@ class Parameter(Tensor):
 
     __str__ = __repr__
 
+    def __deepcopy__(self, memo):
+        # as PyTorch: a new parameter over a copy of the data only; its .grad and any
+        # attributes set on it are not copied (a plain Tensor's deepcopy keeps both)
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(Tensor._make(self._data.copy(order="K"), None, False), self._rg)
+        memo[id(self)] = result
+        return result
+
     def __reduce_ex__(self, protocol):
         return (_rebuild_parameter, (self._data.copy(), self._rg))
 
@@ -91,6 +100,11 @@ class UninitializedParameter(_Uninitialized, Parameter):
         from .. import empty
         self = Parameter.__new__(cls, empty(0, dtype=dtype), requires_grad)
         return self
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self._rg, None, self.dtype)
+        return memo[id(self)]
 
 
 class UninitializedBuffer(_Uninitialized, Tensor):

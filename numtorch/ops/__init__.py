@@ -33,6 +33,7 @@ def _method(fn):
         return fn(self, *args, **kwargs)
     m.__name__ = m.__qualname__ = getattr(fn, "__name__", "method")
     m.__doc__ = fn.__doc__
+    m.__wrapped__ = fn  # _numpy_names.install looks through to the op's signature
     return m
 
 
@@ -57,7 +58,7 @@ _METHODS = {
     S: ["view", "reshape", "view_as", "reshape_as", "flatten", "unflatten", "ravel",
         "permute", "transpose", "swapaxes", "swapdims", "t", "movedim", "moveaxis", "expand",
         "expand_as", "broadcast_to", "squeeze", "unsqueeze", "select", "narrow", "diagonal",
-        "clone", "contiguous", "split", "tensor_split", "chunk", "unbind", "flip", "fliplr",
+        "clone", "contiguous", "split", "tensor_split", "chunk", "unbind", "fliplr",
         "flipud", "roll", "repeat", "tile", "repeat_interleave", "tril", "triu", "diag",
         "diag_embed", "unfold"],
     I: ["gather", "take_along_dim", "scatter", "scatter_add", "index_select", "masked_fill",
@@ -83,13 +84,13 @@ def _install():
     Tensor.fill_diagonal_ = IP.fill_diagonal_
     Tensor.apply_ = IP.apply_
     Tensor.copy_ = IP.copy_
-    Tensor.masked_fill_ = lambda self, mask, value: IP.inplace(
-        self, lambda t: I.masked_fill(t, mask, value))
+    Tensor.masked_fill_ = I.masked_fill_
     Tensor.scatter_ = lambda self, dim, index, src=None, **kw: IP.inplace(
         self, lambda t: I.scatter(t, dim, index, src, **kw), src)
     Tensor.scatter_add_ = lambda self, dim, index, src: IP.inplace(
         self, lambda t: I.scatter_add(t, dim, index, src), src)
     Tensor.where = lambda self, condition, other: E.where(condition, self, other)
+    Tensor.flip = S.flip_method
     Tensor.T = property(S.T_property)
     Tensor.mT = property(S.mT)
     Tensor.H = property(S.T_property)

@@ -129,6 +129,10 @@ def _mark_view(t, cls, args, i=0):
     step = cls._view_step(args[1:], i) if cls._view_step else (cls, args[1:])
     t._view = (base._view or ()) + (step,)
     t._view_ver = base._vc[0]
+    if base._rg and t._grad_fn is None or base._extra is not None and "ng_view" in base._extra:
+        # made with grad mode off from a tensor that requires grad (or a view of such a view)
+        from ..autograd._copy_slices import mark_no_grad_view
+        mark_no_grad_view(t, base)
 
 
 _NO_EDGE = (None, 0)
@@ -419,12 +423,15 @@ def _translate(err, arrays):
     shapes = [a.shape for a in arrays if type(a) is _ndarray]
     if len(shapes) < 2:
         return err
-    a, b = shapes[0], shapes[1]
-    n = max(len(a), len(b))
-    for k in range(1, n + 1):
-        sa = a[-k] if k <= len(a) else 1
-        sb = b[-k] if k <= len(b) else 1
-        if sa != sb and sa != 1 and sb != 1:
-            return RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b "
-                                f"({sb}) at non-singleton dimension {n - k}")
+    # NOTE: as PyTorch, the operands broadcast one by one; "a" is the shape so far
+    a = shapes[0]
+    for b in shapes[1:]:
+        n = max(len(a), len(b))
+        for k in range(1, n + 1):
+            sa = a[-k] if k <= len(a) else 1
+            sb = b[-k] if k <= len(b) else 1
+            if sa != sb and sa != 1 and sb != 1:
+                return RuntimeError(f"The size of tensor a ({sa}) must match the size of "
+                                    f"tensor b ({sb}) at non-singleton dimension {n - k}")
+        a = np.broadcast_shapes(a, b)
     return err

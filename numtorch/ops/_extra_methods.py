@@ -27,6 +27,7 @@ def _method(fn):
         return fn(self, *args, **kwargs)
     m.__name__ = m.__qualname__ = getattr(fn, "__name__", "method")
     m.__doc__ = fn.__doc__
+    m.__wrapped__ = fn  # _numpy_names.install looks through to the op's signature
     return m
 
 

@@ -4,6 +4,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
+from ._cascade import torch_sum
 
 _ndarray = np.ndarray
 _FROM_NP = D._FROM_NP
@@ -151,14 +152,14 @@ def sum_to_dims(gshape, shape):
 
 def sum_to_shape_array(d, shape):
     """``reduction.sum_to_shape`` on an array: the reduction (dims, keepdim, dtype) that
-    ``Sum.forward``'s ``np.sum`` runs, then the same reshape. ``np.add.reduce`` is what
-    ``np.sum`` calls on an ndarray, less its wrapper."""
+    ``Sum.forward`` runs (in PyTorch's order, ``_cascade.torch_sum``), then the same
+    reshape."""
     gshape = d.shape
     if gshape == shape:
         return d
     lead = len(gshape) - len(shape)
     dims = tuple(sum_to_dims(gshape, shape))
-    out = np.add.reduce(d, axis=dims, dtype=d.dtype, keepdims=True) if dims else d
+    out = torch_sum(d, dims, d.dtype, True) if dims else d
     if lead:
         out = out.reshape(shape)
     return out if type(out) is np.ndarray else np.asarray(out)
@@ -211,6 +212,29 @@ def warn_user(message, category=UserWarning):
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
+
+
+def write_out(out, result):
+    """``result`` written into the ``out=`` tensor (resized where its shape differs)."""
+    from .elementwise import _out
+    return _out(out, result)
+
+
+def write_out_pair(out, result, name):
+    """A named pair (values, indices) written into ``out=(values, indices)``; PyTorch returns
+    it as ``torch.return_types.<name>_out``."""
+    from . import return_types
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not "
+                        f"{type(out).__name__}")
+    first, second = write_out(out[0], result[0]), write_out(out[1], result[1])
+    return getattr(return_types, name + "_out")(first, second)
+
+
+def no_bool(input, message, error=NotImplementedError):
+    """PyTorch's error for an op with no kernel for bool ``input`` (``{T}`` becomes 'Bool')."""
+    if getattr(input, "_data", None) is not None and input._data.dtype.kind == "b":
+        raise error(message.replace("{T}", "Bool"))
 
 
 def no_complex(input, message, error=NotImplementedError):

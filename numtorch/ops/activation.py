@@ -309,7 +309,9 @@ class Hardtanh(BuiltinFunction):
     def forward(ctx, x, lo, hi):
         ctx.save_for_backward(x)
         ctx.lo, ctx.hi = lo, hi
-        return np.minimum(np.maximum(x, _s(x, lo)), _s(x, hi))
+        # NOTE: the bounds first: NumPy returns the second argument on ties, PyTorch keeps x
+        # (hardtanh(-0., 0, 6) is -0.)
+        return np.minimum(_s(x, hi), np.maximum(_s(x, lo), x))
 
     @staticmethod
     def backward(ctx, g):
@@ -446,7 +448,8 @@ class Hardshrink(BuiltinFunction):
     def forward(ctx, x, lambd):
         ctx.save_for_backward(x)
         ctx.lambd = lambd
-        return np.where((x > lambd) | (x < -lambd), x, _s(x, 0))
+        lam = _s(x, lambd)  # NaN is outside the band: it passes through, as in PyTorch
+        return np.where((x >= -lam) & (x <= lam), _s(x, 0), x)
 
     @staticmethod
     def backward(ctx, g):
@@ -477,7 +480,8 @@ class Softshrink(BuiltinFunction):
         ctx.save_for_backward(x)
         ctx.lambd = lambd
         lam = _s(x, lambd)
-        return np.where(x > lam, x - lam, np.where(x < -lam, x + lam, _s(x, 0)))
+        # NOTE: PyTorch's kernel gives x * 0 inside the band: -0. for negative x, NaN for NaN
+        return np.where(x > lam, x - lam, np.where(x < -lam, x + lam, x * _s(x, 0)))
 
     @staticmethod
     def backward(ctx, g):

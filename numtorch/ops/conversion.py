@@ -42,6 +42,12 @@ def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False,
     if len(flags) == 2:
         copy = flags[1]
     check_device(device)
+    if memory_format is not None and memory_format.name != "preserve_format":
+        from .shape import clone
+        out = self if dtype is None else to_dtype(self, D.to_dtype(dtype), copy)
+        if not copy and out.is_contiguous(memory_format=memory_format):
+            return out
+        return clone(out, memory_format=memory_format)
     if dtype is None:
         return self.clone() if copy else self
     return to_dtype(self, D.to_dtype(dtype), copy)
@@ -55,6 +61,7 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
         if dtype not in _LEGACY:
             raise ValueError(f"invalid type: '{dtype}'")
         dtype = _LEGACY[dtype]
+    dtype = getattr(dtype, "dtype", dtype)  # a legacy type (torch.LongTensor) names one
     return to_dtype(self, D.to_dtype(dtype))
 
 
@@ -93,6 +100,12 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         data = data._data
     return C.tensor(data, dtype=self.dtype if dtype is None else dtype,
                     requires_grad=requires_grad)
+
+
+def new(self, *args, **kwargs):
+    """Legacy ``Tensor.new(...)``: ``torch.Tensor(...)`` of this tensor's dtype."""
+    from .._creation import legacy_new
+    return _make(legacy_new(args, kwargs, self.dtype), None, False)
 
 
 def _iteration_order(shape, strides):
@@ -191,6 +204,7 @@ def install():
     for kind in ("zeros", "ones", "empty", "full"):
         setattr(T, "new_" + kind, _new_factory(kind))
     T.new_tensor = new_tensor
+    T.new = new
     T.type_as = lambda self, other: to_dtype(self, other.dtype)
     T.uniform_ = uniform_
     T.normal_ = normal_

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from . import _base as _B
+from . import _base as _B, _libm
 from ._base import BuiltinFunction
 from ..autograd.grad_mode import STATE
 from ..autograd.function import saved_one
@@ -303,6 +303,7 @@ class DivRounding(BuiltinFunction):
         if mode == "floor":
             return _floor_divide_arrays(a, b)
         dt = binary_dtype(a, b)
+        _no_bool_result(dt, "div_trunc_cpu")
         if dt.kind in "iu":
             if (np.asarray(b) == 0).any():
                 raise RuntimeError("ZeroDivisionError")
@@ -332,6 +333,8 @@ class Pow(BuiltinFunction):
             if type(b) is _ndarray:
                 raise NotImplementedError('"pow" not implemented for \'Bool\'')
             return np.power(a.astype(np.uint8), int(b)).astype(dt)  # NumPy would give int8
+        if dt is _F32 or dt is _F64:
+            return _float_pow(cast(a, dt), cast(b, dt))
         return np.power(cast(a, dt), cast(b, dt))
 
     @staticmethod
@@ -380,6 +383,38 @@ class PowTensor(Pow):
     _backward_name = "PowBackward1"
 
 
+def _float_pow(a, b):
+    """float32/float64 ``a ** b`` as PyTorch's CPU kernel computes it: a scalar exponent of
+    2, 3, -1 or -2 by multiplications and a division (``x ** 3`` is ``x * x * x``, rounded
+    twice), 0.5 and -0.5 as square roots; any other power of float32 through float64,
+    rounded once (PyTorch's vectorised pow is within an ulp; NumPy's float32 one misses the
+    correctly rounded result in a fifth of elements)."""
+    if type(b) is not _ndarray or b.ndim == 0:
+        e = float(b)
+        if e == 2:
+            return np.multiply(a, a)
+        if e == 3:
+            return np.multiply(np.multiply(a, a), a)
+        if e == -1:
+            return np.reciprocal(a)
+        if e == -2:
+            return np.reciprocal(np.multiply(a, a))
+        if e == 0.5:
+            return np.sqrt(a)
+        if e == -0.5:
+            return _rsqrt_np(a)
+    if getattr(a, "dtype", None) is _F32 or getattr(b, "dtype", None) is _F32:
+        r = np.power(a, b, dtype=np.float64)
+        return r.astype(_F32) if type(r) is _ndarray else _F32.type(r)
+    return np.power(a, b)
+
+
+def _pow_array(a, e):
+    """``Pow.forward``'s result for array ``a`` and a Python number ``e`` of its dtype."""
+    dt = a.dtype
+    return _float_pow(a, cast(e, dt)) if dt is _F32 or dt is _F64 else np.power(a, cast(e, dt))
+
+
 class PowScalarBase(Pow):
     _backward_name = "PowBackward2"
 
@@ -397,8 +432,15 @@ def _has_negative(b):
     return (b < 0).any() if type(b) is _ndarray else b < 0
 
 
+def _no_bool_result(dt, kernel):
+    """PyTorch has no bool kernel for the integer-division family."""
+    if dt.kind == "b":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
 def _floor_divide_arrays(a, b):
     dt = binary_dtype(a, b)
+    _no_bool_result(dt, "div_floor_cpu")
     a, b = cast(a, dt), cast(b, dt)
     if dt.kind in "iub" and (np.asarray(b) == 0).any():
         raise RuntimeError("ZeroDivisionError")
@@ -412,6 +454,7 @@ class Remainder(BuiltinFunction):
     @staticmethod
     def forward(ctx, a, b):
         dt = binary_dtype(a, b)
+        _no_bool_result(dt, "remainder_cpu")
         _save_pair(ctx, a, b)
         a, b = cast(a, dt), cast(b, dt)
         if dt.kind in "iu" and (np.asarray(b) == 0).any():
@@ -438,16 +481,20 @@ class Fmod(BuiltinFunction):
     @staticmethod
     def forward(ctx, a, b):
         dt = binary_dtype(a, b)
-        _save_pair(ctx, a, b)
+        _no_bool_result(dt, "fmod_cpu")
+        if len(ctx.needs_input_grad) > 1 and ctx.needs_input_grad[1]:
+            _save_pair(ctx, a, b)  # as PyTorch: the operands only for b's gradient
         if dt.kind in "iu" and (np.asarray(b) == 0).any():
             raise RuntimeError("ZeroDivisionError")
         return np.fmod(cast(a, dt), cast(b, dt))
 
     @staticmethod
     def backward(ctx, g):
-        a, b = _pair(ctx)
         na, nb = ctx.needs_input_grad[:2]
-        return (g if na else None), (-g * trunc(div(a, b)) if nb else None)
+        if not nb:
+            return (g if na else None), None
+        a, b = _pair(ctx)
+        return (g if na else None), -g * trunc(div(a, b))
 
 
 class RemainderTensor(Remainder):
@@ -684,44 +731,44 @@ def _c(t):
 Neg = _unary("Neg", np.negative, lambda g, x, o: -g, uses=None, float_only=False,
              np_grad=lambda g, x, o: np.negative(g))
 # NOTE: each derivative is conjugated (``_c``) for complex data, PyTorch's convention
-Exp = _unary("Exp", np.exp, lambda g, x, o: g * _c(o), uses="out",
+Exp = _unary("Exp", _libm.wrap(np.exp), lambda g, x, o: g * _c(o), uses="out",
              np_grad=lambda g, x, o: np.multiply(g, o))
-Exp2 = _unary("Exp2", np.exp2, lambda g, x, o: g * _c(o) * _LN2, uses="out",
+Exp2 = _unary("Exp2", _libm.wrap(np.exp2), lambda g, x, o: g * _c(o) * _LN2, uses="out",
               np_grad=lambda g, x, o: _num_into(np.multiply, np.multiply(g, o), _LN2))
-Expm1 = _unary("Expm1", np.expm1, lambda g, x, o: g * (_c(o) + 1), uses="out",
+Expm1 = _unary("Expm1", _libm.wrap(np.expm1), lambda g, x, o: g * (_c(o) + 1), uses="out",
                np_grad=lambda g, x, o: _mul_into(g, _num(np.add, o, 1)))
-Log = _unary("Log", np.log, lambda g, x, o: g / _c(x),
+Log = _unary("Log", _libm.wrap(np.log), lambda g, x, o: g / _c(x),
              np_grad=lambda g, x, o: np.true_divide(g, x))
-Log2 = _unary("Log2", np.log2, lambda g, x, o: g / (_c(x) * _LN2),
+Log2 = _unary("Log2", _libm.wrap(np.log2), lambda g, x, o: g / (_c(x) * _LN2),
               np_grad=lambda g, x, o: _div_into(g, _num(np.multiply, x, _LN2)))
-Log10 = _unary("Log10", np.log10, lambda g, x, o: g / (_c(x) * _LN10),
+Log10 = _unary("Log10", _libm.wrap(np.log10), lambda g, x, o: g / (_c(x) * _LN10),
                np_grad=lambda g, x, o: _div_into(g, _num(np.multiply, x, _LN10)))
-Log1p = _unary("Log1p", np.log1p, lambda g, x, o: g / (_c(x) + 1), bw="Log1PBackward0",
+Log1p = _unary("Log1p", _libm.wrap(np.log1p), lambda g, x, o: g / (_c(x) + 1), bw="Log1PBackward0",
                np_grad=lambda g, x, o: _div_into(g, _num(np.add, x, 1)))
 Sqrt = _unary("Sqrt", np.sqrt, lambda g, x, o: g / (_c(o) * 2), uses="out",
               np_grad=lambda g, x, o: _div_into(g, _num(np.multiply, o, 2)))
 Rsqrt = _unary("Rsqrt", _rsqrt_np, lambda g, x, o: g * _c(o.pow(3)) * -0.5, uses="out",
                np_grad=lambda g, x, o: _num_into(
-                   np.multiply, _mul_into(g, np.power(o, cast(3, o.dtype))), -0.5))
+                   np.multiply, _mul_into(g, _pow_array(o, 3)), -0.5))
 Reciprocal = _unary("Reciprocal", np.reciprocal, lambda g, x, o: -g * _c(o * o), uses="out",
                     np_grad=lambda g, x, o: _mul_into(np.negative(g), np.multiply(o, o)))
-Sin = _unary("Sin", np.sin, lambda g, x, o: g * _c(x.cos()),
-             np_grad=lambda g, x, o: _mul_into(g, np.cos(x)))
-Cos = _unary("Cos", np.cos, lambda g, x, o: g * -_c(x.sin()),
-             np_grad=lambda g, x, o: _mul_into(g, _neg_into(np.sin(x))))
-Tan = _unary("Tan", np.tan, lambda g, x, o: g * _c(o * o + 1), uses="out",
+Sin = _unary("Sin", _libm.wrap(np.sin), lambda g, x, o: g * _c(x.cos()),
+             np_grad=lambda g, x, o: _mul_into(g, _libm.cos(x)))
+Cos = _unary("Cos", _libm.wrap(np.cos), lambda g, x, o: g * -_c(x.sin()),
+             np_grad=lambda g, x, o: _mul_into(g, _neg_into(_libm.sin(x))))
+Tan = _unary("Tan", _libm.wrap(np.tan), lambda g, x, o: g * _c(o * o + 1), uses="out",
              np_grad=lambda g, x, o: _mul_into(g, _num_into(np.add, np.multiply(o, o), 1)))
-Asin = _unary("Asin", np.arcsin, lambda g, x, o: g * _c((1 - x * x).rsqrt()),
+Asin = _unary("Asin", _libm.wrap(np.arcsin), lambda g, x, o: g * _c((1 - x * x).rsqrt()),
               np_grad=lambda g, x, o: _mul_into(g, _rsqrt_np(_one_minus_sq(x))))
-Acos = _unary("Acos", np.arccos, lambda g, x, o: -g * _c((1 - x * x).rsqrt()),
+Acos = _unary("Acos", _libm.wrap(np.arccos), lambda g, x, o: -g * _c((1 - x * x).rsqrt()),
               np_grad=lambda g, x, o: _mul_into(np.negative(g), _rsqrt_np(_one_minus_sq(x))))
-Atan = _unary("Atan", np.arctan, lambda g, x, o: g / _c(x * x + 1),
+Atan = _unary("Atan", _libm.wrap(np.arctan), lambda g, x, o: g / _c(x * x + 1),
               np_grad=lambda g, x, o: _div_into(g, _num_into(np.add, np.multiply(x, x), 1)))
-Sinh = _unary("Sinh", np.sinh, lambda g, x, o: g * _c(x.cosh()),
-              np_grad=lambda g, x, o: _mul_into(g, np.cosh(x)))
-Cosh = _unary("Cosh", np.cosh, lambda g, x, o: g * _c(x.sinh()),
-              np_grad=lambda g, x, o: _mul_into(g, np.sinh(x)))
-Tanh = _unary("Tanh", np.tanh, lambda g, x, o: tanh_backward(g, o) if _real(o) else
+Sinh = _unary("Sinh", _libm.wrap(np.sinh), lambda g, x, o: g * _c(x.cosh()),
+              np_grad=lambda g, x, o: _mul_into(g, _libm.cosh(x)))
+Cosh = _unary("Cosh", _libm.wrap(np.cosh), lambda g, x, o: g * _c(x.sinh()),
+              np_grad=lambda g, x, o: _mul_into(g, _libm.sinh(x)))
+Tanh = _unary("Tanh", _libm.wrap(np.tanh), lambda g, x, o: tanh_backward(g, o) if _real(o) else
               g * (1 - o * o).conj(), uses="out", np_grad=lambda g, x, o: _tanh_bw(g, o))
 Asinh = _unary("Asinh", np.arcsinh, lambda g, x, o: g * _c((x * x + 1).rsqrt()),
                np_grad=lambda g, x, o: _mul_into(
@@ -731,7 +778,7 @@ Acosh = _unary("Acosh", np.arccosh, lambda g, x, o: g * (x * x - 1).rsqrt() if _
                g * ((x + 1).rsqrt() * (x - 1).rsqrt()).conj(),
                np_grad=lambda g, x, o: _mul_into(
                    g, _rsqrt_np(_num_into(np.subtract, np.multiply(x, x), 1))))
-Atanh = _unary("Atanh", np.arctanh, lambda g, x, o: g / _c(1 - x * x),
+Atanh = _unary("Atanh", _libm.wrap(np.arctanh), lambda g, x, o: g / _c(1 - x * x),
                np_grad=lambda g, x, o: _div_into(g, _one_minus_sq(x)))
 Sigmoid = _unary("Sigmoid", lambda x: _sigmoid(x), lambda g, x, o: sigmoid_backward(g, o)
                  if _real(o) else g * (o * (1 - o)).conj(), uses="out",
@@ -838,7 +885,9 @@ Abs = _unary("Abs", np.abs, lambda g, x, o: g * x.sgn(), float_only=False,
 # NOTE: the gradient is PyTorch's threshold_backward(g, out, 0): g where the output is
 # positive, else +0 (it selects, it does not multiply: a negative g gives 0., not -0.; a NaN
 # output passes g), an op whose own backward keeps the output in the graph
-Relu = _unary("Relu", lambda x: np.maximum(x, 0), lambda g, x, o: _threshold_backward(g, o),
+# NOTE: the bound first: NumPy returns its second argument on ties, so -0. stays -0. (as
+# PyTorch's clamp_min keeps x)
+Relu = _unary("Relu", lambda x: np.maximum(0, x), lambda g, x, o: _threshold_backward(g, o),
               uses="out", float_only=False,
               np_grad=lambda g, x, o: _relu_grad(g, o))
 
@@ -932,7 +981,7 @@ def _sigmoid(x, out=None):
         return out
     e = np.negative(x, out=np.empty_like(x) if out is None else out)
     with np.errstate(over="ignore", invalid="ignore"):
-        np.exp(e, out=e)
+        _libm.exp(e, out=e)
     one = scalar_array(1, e.dtype)
     np.add(e, one, out=e)
     return np.divide(one, e, out=e)
@@ -954,9 +1003,9 @@ class Clamp(BuiltinFunction):
                 x = x.astype(np.int64)
         out = x
         if lo is not None:
-            out = np.maximum(out, cast(lo, out.dtype))
+            out = np.maximum(cast(lo, out.dtype), out)  # ties keep x (-0.)
         if hi is not None:
-            out = np.minimum(out, cast(hi, out.dtype))
+            out = np.minimum(cast(hi, out.dtype), out)
         return np.array(out, copy=True) if out is x else out
 
     @staticmethod
@@ -990,9 +1039,9 @@ class ClampTensor(BuiltinFunction):
         dt = result_np(*(v for v in (x, lo, hi) if v is not None))
         out = cast(x, dt)
         if lo is not None:
-            out = np.maximum(out, cast(lo, dt))
+            out = np.maximum(cast(lo, dt), out)
         if hi is not None:
-            out = np.minimum(out, cast(hi, dt))
+            out = np.minimum(cast(hi, dt), out)
         return np.array(out, copy=True) if out is x else out
 
     @staticmethod
@@ -1196,10 +1245,31 @@ def float_power(input, exponent):
 
 
 def atan2(input, other, *, out=None):
-    return _out(out, Atan2.apply(input, operand(other, "atan2")))
+    _tensor_input(input, "atan2")
+    return _out(out, Atan2.apply(input, _tensor_other(other, "atan2")))
 
 
 arctan2 = atan2
+
+
+def _tensor_input(input, op):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input
+
+
+def _floating_pair(input, other, op, kernel, complex_ok=False):
+    """Two tensors for an op with only floating (and maybe complex) kernels: PyTorch's
+    errors, then both converted to the result dtype (0-dim tensors do not upcast)."""
+    _tensor_input(input, op)
+    _tensor_other(other, op)
+    dt = D._FROM_NP[result_np(input._data, other._data)]
+    if not (dt.is_floating_point or complex_ok and dt.is_complex):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{D.SCALAR_NAMES[dt]}\'')
+    if input.dtype is not dt or other.dtype is not dt:
+        input, other = input.to(dt), other.to(dt)
+    return input, other
 
 
 def _tensor_other(other, op):
@@ -1210,18 +1280,22 @@ def _tensor_other(other, op):
 
 
 def maximum(input, other, *, out=None):
+    _tensor_input(input, "maximum")
     no_complex(input, "maximum not implemented for complex tensors.", RuntimeError)
     no_complex(other, "maximum not implemented for complex tensors.", RuntimeError)
     return _out(out, Maximum.apply(input, _tensor_other(other, "maximum")))
 
 
 def minimum(input, other, *, out=None):
+    _tensor_input(input, "minimum")
     no_complex(input, "minimum not implemented for complex tensors.", RuntimeError)
     no_complex(other, "minimum not implemented for complex tensors.", RuntimeError)
     return _out(out, Minimum.apply(input, _tensor_other(other, "minimum")))
 
 
 def fmax(input, other, *, out=None):
+    _tensor_input(input, "fmax")
+    _tensor_other(other, "fmax")
     no_complex(input, "fmax not implemented for complex tensors.", RuntimeError)
     no_complex(other, "fmax not implemented for complex tensors.", RuntimeError)
     res = maximum(input, other)
@@ -1229,6 +1303,8 @@ def fmax(input, other, *, out=None):
 
 
 def fmin(input, other, *, out=None):
+    _tensor_input(input, "fmin")
+    _tensor_other(other, "fmin")
     no_complex(input, "fmin not implemented for complex tensors.", RuntimeError)
     no_complex(other, "fmin not implemented for complex tensors.", RuntimeError)
     res = minimum(input, other)
@@ -1245,8 +1321,12 @@ _NO_BOOL_KERNELS = {
 
 
 def _no_bool(input, error):
-    if isinstance(input, Tensor) and input._data.dtype.kind == "b":
-        raise error[0](error[1])
+    if isinstance(input, Tensor):
+        kind = input._data.dtype.kind
+        if kind == "b":
+            raise error[0](error[1])
+        if kind in "iu" and error[1].startswith('"frac_cpu"'):  # frac has no integer kernel
+            raise NotImplementedError(error[1].replace("Bool", D.SCALAR_NAMES[input.dtype]))
 
 
 def _unary_fn(cls, name):
@@ -1528,6 +1608,14 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """``input + value * tensor1 / tensor2``."""
+    if tensor1._data.dtype.kind in "iub" and tensor2._data.dtype.kind in "iub":
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))"
+            ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) "
+            "for float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes.")
     return Addcdiv.apply(input, tensor1, tensor2, value)
 
 
@@ -1538,7 +1626,8 @@ class Hypot(BuiltinFunction):
     @staticmethod
     def forward(ctx, a, b):
         out = np.hypot(a, b)
-        ctx.save_for_backward(a, b, out)
+        na, nb = ctx.needs_input_grad[:2]  # as PyTorch: each operand only for its own grad
+        ctx.save_for_backward(a if na else None, b if nb else None, out)
         return out
 
     @staticmethod
@@ -1549,8 +1638,8 @@ class Hypot(BuiltinFunction):
 
 
 def hypot(input, other):
-    """``sqrt(input**2 + other**2)`` elementwise."""
-    return Hypot.apply(input, other)
+    """``sqrt(input**2 + other**2)`` elementwise (floating point only)."""
+    return Hypot.apply(*_floating_pair(input, other, "hypot", "hypot_cpu"))
 
 
 class Xlogy(BuiltinFunction):
@@ -1616,7 +1705,7 @@ class Logaddexp(BuiltinFunction):
 
 def logaddexp(input, other):
     """``log(exp(input) + exp(other))`` computed stably."""
-    return Logaddexp.apply(input, other)
+    return Logaddexp.apply(*_floating_pair(input, other, "logaddexp", "logaddexp_cpu", True))
 
 
 class Logit(BuiltinFunction):
@@ -1663,13 +1752,16 @@ class Copysign(BuiltinFunction):
     def forward(ctx, a, b):
         dt = float_np(binary_dtype(a, b))
         out = np.copysign(cast(a, dt), cast(b, dt))
-        ctx.save_for_backward(a, out)
+        if ctx.needs_input_grad[0]:  # as PyTorch: b's gradient (zero) needs neither
+            ctx.save_for_backward(a, out)
         return out
 
     @staticmethod
     def backward(ctx, g):
-        a, out = ctx.saved_tensors
-        ga = g * where(a == 0, 0.0, a.sgn() * out.sgn()) if ctx.needs_input_grad[0] else None
+        ga = None
+        if ctx.needs_input_grad[0]:
+            a, out = ctx.saved_tensors
+            ga = g * where(a == 0, 0.0, a.sgn() * out.sgn())
         gb = g * 0 if len(ctx.needs_input_grad) > 1 and ctx.needs_input_grad[1] else None
         return ga, gb
 
@@ -1738,6 +1830,8 @@ ge = greater_equal = _compare(np.greater_equal, "ge")
 
 def _logical(np_fn, name):
     def fn(input, other, *, out=None):
+        _tensor_input(input, name)
+        _tensor_other(other, name)
         a = input._data
         b = other._data if isinstance(other, Tensor) else other
         try:

@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
-from ._util import wrap_dim, cast
+from ._util import wrap_dim, cast, write_out
 from .shape import place, place_array
 
 _make = Tensor._make
@@ -146,6 +146,8 @@ def _list_key(k):
         k = [v._data if isinstance(v, Tensor) else v for v in k]
     arr = np.asarray(k)
     if arr.dtype.kind == "f":
+        if not arr.size:  # an empty list indexes as an empty long tensor
+            return arr.astype(np.int64)
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     return arr
 
@@ -237,6 +239,31 @@ class IndexAddInto(BuiltinFunction):
         return AdvancedIndex.apply(gg, ctx.key), None, None
 
 
+def _split_ints(key):
+    """(basic, advanced) keys that apply an advanced ``key`` holding integers in PyTorch's
+    two steps, or None where NumPy's single step already agrees.
+
+    NOTE: PyTorch selects integer positions first (a view) and indexes that with the tensors
+    left, so ``x[0, :, [0, 2]]`` has shape ``[3, 2]``; NumPy counts the integer as an advanced
+    index, which moves the advanced dims to the front (``[2, 3]``)."""
+    if not any(type(k) is int for k in key):
+        return None
+    basic, advanced = [], []
+    for k in key:
+        if isinstance(k, np.ndarray):
+            if k.ndim == 0:
+                return None  # a scalar bool adds a dim: left to NumPy's rules
+            n = k.ndim if k.dtype == np.bool_ else 1
+            basic += [slice(None)] * n
+            advanced.append(k)
+        elif type(k) is not int:
+            basic.append(k)
+            advanced.append(k if k is Ellipsis else slice(None))
+        else:
+            basic.append(k)
+    return tuple(basic), tuple(advanced)
+
+
 def getitem(x, key):
     """``x[key]`` with PyTorch's semantics."""
     if type(key) is int and x._data.ndim:
@@ -252,6 +279,9 @@ def getitem(x, key):
     try:
         if basic:
             return _basic_name(nkey).apply(x, nkey)
+        split = _split_ints(nkey)
+        if split is not None:
+            x, nkey = _basic_name(split[0]).apply(x, split[0]), split[1]
         return AdvancedIndex.apply(x, nkey)
     except IndexError as e:
         raise _index_error(e, x) from None
@@ -321,6 +351,9 @@ def setitem(x, key, value):
             return
         v = value if isinstance(value, Tensor) else _make(np.asarray(_fit(value, x)), None,
                                                           False)
+        split = _split_ints(nkey)
+        if split is not None:
+            x, nkey = _basic_name(split[0]).apply(x, split[0]), split[1]
         _check_put_shape(x, nkey, v)
         _check_put_dtype(x, nkey, v, False)
         inplace(x, lambda t: IndexPut.apply(t, nkey, v, False))
@@ -468,6 +501,8 @@ def _check_src(input, src):
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     """Values of ``input`` at ``index`` along ``dim``."""
+    if out is not None:
+        return write_out(out, gather(input, dim, index))
     d = wrap_dim(dim, input.ndim)
     if isinstance(index, Tensor) and index._data.size == 0:
         return Gather.apply(input, d, index)
@@ -613,7 +648,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     _check_bounds(input, wrap_dim(dim, input.ndim), index)
     if reduce is not None:
         if reduce not in ("add", "multiply"):
-            raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
+            raise RuntimeError("reduce argument must be either add or multiply.")
         if isinstance(src, Tensor) and not _WARNED:
             from ._util import warn_user
             _WARNED.append("scatter-reduce")  # PyTorch warns once per process
@@ -684,6 +719,18 @@ def masked_fill(input, mask, value):
     return MaskedFill.apply(input, mask, value)
 
 
+def masked_fill_(input, mask, value):
+    """In-place ``masked_fill``."""
+    from .inplace import inplace
+    if isinstance(mask, Tensor) and mask._data.shape != input._data.shape:
+        try:
+            np.broadcast_shapes(input._data.shape, mask._data.shape)
+        except ValueError as e:  # in place, PyTorch broadcasts the tensor first
+            from ._base import _translate
+            raise _translate(e, (input._data, mask._data)) from None
+    return inplace(input, lambda t: masked_fill(t, mask, value))
+
+
 class MaskedFill(BuiltinFunction):
     """out = x with value where mask;  dx = g where not mask, dvalue = sum of g where mask."""
     _backward_name = "MaskedFillBackward0"
@@ -691,7 +738,11 @@ class MaskedFill(BuiltinFunction):
     @staticmethod
     def forward(ctx, x, mask, value):
         ctx.save_for_backward(mask)
-        shape = np.broadcast_shapes(x.shape, mask.shape)
+        try:
+            shape = np.broadcast_shapes(x.shape, mask.shape)
+        except ValueError as e:  # PyTorch broadcasts the mask first
+            from ._base import _translate
+            raise _translate(e, (mask, x)) from None
         out = np.array(np.broadcast_to(x, shape), copy=True)
         fill = value.reshape(()) if type(value) is np.ndarray else np.asarray(value)
         np.copyto(out, fill.astype(x.dtype), where=np.broadcast_to(mask, shape),

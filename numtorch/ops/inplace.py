@@ -288,14 +288,36 @@ def _binary_inplace(op_name):
 
 
 def _unary_inplace(fn_name, module="elementwise"):
+    clamps = fn_name in _CLAMPS
+
     def method(self, *args, **kwargs):
         import importlib
         fn = getattr(importlib.import_module(f"numtorch.ops.{module}"), fn_name)
         tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, Tensor)]
+        if clamps and not tensors:
+            _check_clamp_scalars(self, list(args) + list(kwargs.values()))
         return inplace(self, lambda t: fn(t, *args, **kwargs), *tensors)
     method.__name__ = fn_name + "_"
     method.__doc__ = f"In-place ``{fn_name}``."
     return method
+
+
+_CLAMPS = ("clamp", "clip", "clamp_min", "clamp_max")
+# the C++ type names PyTorch's clamp_ with number bounds gives the tensor's dtype in its error
+_C_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                 "uint8": "unsigned char", "bool": "bool"}
+
+
+def _check_clamp_scalars(self, bounds):
+    """``x.clamp_(0.5, 2.5)`` on an integer tensor: PyTorch's error, in its wording."""
+    from ._util import result_np
+    bounds = [b for b in bounds if isinstance(b, (bool, int, float, complex))]
+    if not bounds or self._data.dtype.kind not in "iub":
+        return
+    res = D._FROM_NP[result_np(self._data, *bounds)]
+    if res.category > self.dtype.category:
+        raise RuntimeError(f"result type {_type_name(res)} can't be cast to the desired "
+                           f"output type {_C_TYPE_NAMES[self.dtype.name]}")
 
 
 BINARY = ["add", "sub", "mul", "div", "pow", "remainder", "fmod", "atan2", "maximum",

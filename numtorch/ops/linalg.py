@@ -12,7 +12,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
 from .elementwise import number_array
-from ._util import sum_to_shape_array
+from ._util import sum_to_shape_array, write_out
 from .shape import Squeeze, _viewable, expand
 
 _make = Tensor._make
@@ -207,10 +207,19 @@ def _check_mm(a, b, op="mm"):
     if a._data.shape[-1] != b._data.shape[-2]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                            f"({_dims(a._data.shape[-2:])} and {_dims(b._data.shape[-2:])})")
+    _no_bool_kernel(a, "addmm_impl_cpu_")
+
+
+def _no_bool_kernel(t, kernel):
+    """PyTorch's matrix products have no bool kernel."""
+    if t._data.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
 def mm(input, mat2, *, out=None):
     """Matrix product of two 2-D tensors."""
+    if out is not None:
+        return write_out(out, mm(input, mat2))
     if input.ndim != 2 or mat2.ndim != 2:
         bad = input if input.ndim != 2 else mat2
         raise RuntimeError(f"{'self' if bad is input else 'mat2'} must be a matrix")
@@ -220,6 +229,8 @@ def mm(input, mat2, *, out=None):
 
 def bmm(input, mat2, *, out=None):
     """Batched matrix product of two 3-D tensors."""
+    if out is not None:
+        return write_out(out, bmm(input, mat2))
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3 else
                            "batch2 must be a 3D tensor")
@@ -231,6 +242,7 @@ def bmm(input, mat2, *, out=None):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{input._data.shape[0]}, {input._data.shape[2]}] but got: "
                            f"[{mat2._data.shape[0]}, {mat2._data.shape[1]}].")
+    _no_bool_kernel(input, "bmm")
     return Bmm.apply(input, mat2)
 
 
@@ -241,6 +253,7 @@ def mv(input, vec):
     if input._data.shape[1] != vec._data.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input._data.shape[0]}), mat "
                            f"({_dims(input._data.shape)}), vec ({vec._data.shape[0]})")
+    _no_bool_kernel(input, "addmv_impl_cpu")
     return Mv.apply(input, vec)
 
 
@@ -256,6 +269,7 @@ def dot(input, tensor):
     if input._data.dtype != tensor._data.dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                            f"{D.SCALAR_NAMES[input.dtype]} and {D.SCALAR_NAMES[tensor.dtype]}")
+    _no_bool_kernel(input, "dot")
     return Dot.apply(input, tensor)
 
 
@@ -287,6 +301,8 @@ inner_1d = dot
 
 def matmul(input, other, *, out=None):
     """Matrix product with NumPy/PyTorch broadcasting rules for 1-D and batched operands."""
+    if out is not None:
+        return write_out(out, matmul(input, other))
     if not isinstance(other, Tensor) or not isinstance(input, Tensor):
         raise TypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not "
                         f"{type(other).__name__}")
@@ -409,6 +425,7 @@ def _check_mv(mat, vec):
     if mat._data.shape[1] != vec._data.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({mat._data.shape[0]}), mat "
                            f"({_dims(mat._data.shape)}), vec ({vec._data.shape[0]})")
+    _no_bool_kernel(mat, "addmv_impl_cpu")
 
 
 def outer(input, vec2):
@@ -491,7 +508,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * (mat1 @ mat2)``."""
     _check_addmm_dtypes(input, mat1, mat2)
     _check_mm(mat1, mat2)
-    return Addmm.apply(input, mat1, mat2, beta, alpha)
+    res = Addmm.apply(input, mat1, mat2, beta, alpha)
+    return res if out is None else write_out(out, res)
 
 
 def _scaled_add(c, product, beta, alpha):
@@ -834,6 +852,8 @@ def einsum(equation, *operands):
             raise RuntimeError(f"expected scalar type {D.SCALAR_NAMES[operands[0].dtype]} but "
                                f"found {D.SCALAR_NAMES[t.dtype]}")
     eq = _normalize_equation(equation, operands)
+    if len(operands) > 1 and isinstance(operands[0], Tensor):
+        _no_bool_kernel(operands[0], "bmm")  # PyTorch contracts pairs with bmm
     return Einsum.apply(eq, *operands)
 
 
@@ -851,18 +871,21 @@ def tensordot(a, b, dims=2):
     sb = "".join(sb)
     out = "".join(c for k, c in enumerate(sa) if k not in da) + \
         "".join(c for k, c in enumerate(sb) if k not in db)
+    _no_bool_kernel(a, "addmm_impl_cpu_")  # PyTorch's tensordot is one mm
     return einsum(f"{sa},{sb}->{out}", a, b)
 
 
 def kron(input, other):
     a, b = input, other
     n = max(a.ndim, b.ndim)
-    a = a.reshape((1,) * (n - a.ndim) + tuple(a.shape))
-    b = b.reshape((1,) * (n - b.ndim) + tuple(b.shape))
-    ia = [d for k in range(n) for d in (a.shape[k], 1)]
-    ib = [d for k in range(n) for d in (1, b.shape[k])]
-    return UnsafeView.apply(a.reshape(ia) * b.reshape(ib),
-                            tuple(a.shape[k] * b.shape[k] for k in range(n)))
+    sa = (1,) * (n - a.ndim) + tuple(a.shape)
+    sb = (1,) * (n - b.ndim) + tuple(b.shape)
+    ia = tuple(d for k in range(n) for d in (sa[k], 1))
+    ib = tuple(d for k in range(n) for d in (1, sb[k]))
+    # as PyTorch: _unsafe_view operands (not views: an in-place change of an input after
+    # the call does not fail backward), a Mul, an _unsafe_view of the product
+    return UnsafeView.apply(UnsafeView.apply(a, ia) * UnsafeView.apply(b, ib),
+                            tuple(sa[k] * sb[k] for k in range(n)))
 
 
 class Cross(BuiltinFunction):

@@ -16,6 +16,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import _base
 from ._base import BuiltinFunction
+from ._cascade import nll_sum
 
 _make = Tensor._make
 _EPSILON = 1e-12
@@ -231,11 +232,17 @@ class NllLoss(BuiltinFunction):
         ctx.coef = -wt
         if reduction == "none":
             return loss
+        if x.ndim == 2 and x.dtype.kind == "f":  # PyTorch's nll_loss kernel's own order
+            skipped = ~valid
+            summed = nll_sum(loss, skipped)
+            total = (nll_sum(wt, skipped) if w is not None else
+                     x.dtype.type(np.count_nonzero(valid)))
+        else:
+            summed, total = loss.sum(dtype=x.dtype), wt.sum(dtype=x.dtype)
         if reduction == "sum":
-            return np.asarray(loss.sum(dtype=x.dtype))
-        total = wt.sum(dtype=x.dtype)
+            return np.asarray(summed)
         ctx.coef = ctx.coef / total
-        return np.asarray(loss.sum(dtype=x.dtype) / total)
+        return np.asarray(summed / total)
 
     @staticmethod
     def backward(ctx, g):
@@ -280,8 +287,8 @@ def _nll_plain(ctx, x, t, reduction):
     loss = np.negative(loss, out=loss)
     if reduction == "none":
         return loss
-    total = loss.sum(dtype=x.dtype)
-    # NOTE: the total weight is n ones summed in x's dtype: exactly n (as the general path)
+    # the sum in the order of PyTorch's kernel; the total weight is n (no weights)
+    total = nll_sum(loss) if x.dtype.kind == "f" else loss.sum(dtype=x.dtype)
     return np.asarray(total / x.dtype.type(n) if reduction == "mean" else total)
 
 

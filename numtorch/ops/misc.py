@@ -19,7 +19,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
-from ._util import wrap_dim, result_np
+from ._util import wrap_dim, result_np, write_out
 
 _make = Tensor._make
 
@@ -207,9 +207,12 @@ class Logcumsumexp(BuiltinFunction):
 
 
 def logcumsumexp(input, dim, *, out=None):
-    """``log(cumsum(exp(input)))`` along ``dim``, computed stably."""
+    """``log(cumsum(exp(input)))`` along ``dim``, computed stably (floating point only)."""
+    if out is not None:
+        return write_out(out, logcumsumexp(input, dim))
     if input._data.dtype.kind not in "fc":
-        input = input.to(D.get_default_dtype())
+        raise NotImplementedError('"logcumsumexp_out_cpu" not implemented for '
+                                  f"'{D.SCALAR_NAMES[input.dtype]}'")
     return Logcumsumexp.apply(input, wrap_dim(dim, input.ndim))
 
 
@@ -321,7 +324,6 @@ def bincount(input, weights=None, minlength=0):
 # ---- distances ---------------------------------------------------------------------------
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """The ``p``-norm distance between each row of ``x1`` and each row of ``x2`` (batched)."""
-    from .reduction import vector_norm
     if x1.ndim < 2 or x2.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
     if x1.shape[-1] != x2.shape[-1]:
@@ -329,14 +331,18 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
                            f"{x1.shape[-1]} X2: {x2.shape[-1]}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
-    d = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    return vector_norm(d, p, -1)
+    modes = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
+             "donot_use_mm_for_euclid_dist": 2}
+    if compute_mode not in modes:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    from .distance import cdist as _cdist
+    return _cdist(x1, x2, p, modes[compute_mode])
 
 
 def dist(input, other, p=2):
     """The ``p``-norm of ``input - other``."""
-    from .reduction import vector_norm
-    return vector_norm(input - other, float(p))
+    from .distance import dist as _dist
+    return _dist(input, other, p)
 
 
 def renorm(input, p, dim, maxnorm):
@@ -502,6 +508,8 @@ def diagflat(input, offset=0):
 
 def inner(input, other, *, out=None):
     """The inner product over the last dimension (a product when either is 0-d)."""
+    if out is not None:
+        return write_out(out, inner(input, other))
     if input.ndim == 0 or other.ndim == 0:
         return input * other
     from .linalg import tensordot
@@ -708,6 +716,8 @@ def slogdet(input):
 
 def inverse(input, *, out=None):
     """Alias of ``torch.linalg.inv``."""
+    if out is not None:
+        return write_out(out, inverse(input))
     return _linalg().inv(input)
 
 

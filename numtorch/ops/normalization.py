@@ -17,6 +17,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
 from ..autograd.function import once_differentiable
 from ._base import BuiltinFunction
+from .. import _random as R, _threads
 
 _make = Tensor._make
 
@@ -42,6 +43,108 @@ def _row_moments(x, axes):
     mean = (d.sum(axis=axes, keepdims=True) / n).astype(x.dtype)
     d = np.subtract(d, mean.astype(np.float64), out=d)
     return mean, np.multiply(d, d, out=d).sum(axis=axes, keepdims=True) / n
+
+
+_EXACT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+# NOTE: an (N, C) batch's statistics are replayed row by row (a Python loop of fused
+# multiply-adds, ~4 us a row): up to this many rows per PyTorch thread block (small-batch
+# scripts, ~1 ms at most); longer blocks take the vectorised formula, a last bit apart
+_MAX_BLOCK_ROWS = 256
+
+
+def _fma(a, b, c):
+    """a * b + c rounded once, in the dtype of the float32/float64 arrays."""
+    return R._fma32(a, b, c) if np.result_type(a, b, c) == np.float32 else R._fma64(a, b, c)
+
+
+def _bn_exact(x, w, b):
+    """Whether batch norm of ``x`` can follow PyTorch's kernels bit for bit here."""
+    dt = x.dtype
+    return (dt in _EXACT_DTYPES and x.ndim >= 2 and x.size > 0
+            and all(t is None or t.dtype == dt for t in (w, b)))
+
+
+def _bn_stats(x):
+    """(mean, var_sum, n) per channel, rounded as PyTorch's CPU batch-norm statistics.
+
+    With spatial positions, each channel sums sequentially in double over (batch, position)
+    and its squared deviations (in x's dtype) likewise; an (N, C) input instead is split into
+    one block of rows per PyTorch thread, summed in x's dtype (the squares fused into the
+    adds), and the blocks combined in double. None where that is too long to replay.
+    """
+    nb, c = x.shape[:2]
+    n = x.size // c
+    dt = x.dtype
+    if n == nb:                                     # image size 1: PyTorch's channels-last path
+        return _bn_stats_rows(x.reshape(nb, c), n)
+    # rows in PyTorch's (batch, position) order, one column per channel
+    xt = np.ascontiguousarray(x.reshape(nb, c, -1).transpose(0, 2, 1)).reshape(n, c)
+    mean = (_seq_sum(xt.astype(np.float64), 0) / n).astype(dt)
+    d = xt - mean
+    var_sum = _seq_sum(np.multiply(d, d, out=d).astype(np.float64), 0).astype(dt)
+    return mean, var_sum, n
+
+
+def _seq_sum(a, axis):
+    """Sum over ``axis`` strictly in index order.
+
+    NOTE: NumPy adds an outer axis row by row, but pairs terms up (another rounding) along
+    the innermost loop, which the summed axis becomes when it is the last or the only one
+    longer than 1; ``accumulate`` is sequential everywhere, at the cost of its output.
+    """
+    if axis == a.ndim - 1 or a.shape[-1] == 1:
+        return np.take(np.add.accumulate(a, axis=axis), -1, axis=axis)
+    return np.add.reduce(a, axis=axis)
+
+
+def _bn_stats_rows(x2, n):
+    threads = min(_threads.get_num_threads(), n)
+    chunk = -(-n // threads)
+    if chunk > _MAX_BLOCK_ROWS:
+        return None
+    blocks = -(-n // chunk)
+    pad = blocks * chunk - n
+    dt, c = x2.dtype, x2.shape[1]
+    # NOTE: padded rows add 0 (and square a zero deviation), leaving every block's sum as is
+    xs = np.concatenate([x2, np.zeros((pad, c), dt)]).reshape(blocks, chunk, c)
+    mean = (_seq_sum(_seq_sum(xs, 1).astype(np.float64), 0) / n).astype(dt)
+    d = xs - mean
+    d.reshape(-1, c)[n:] = 0
+    acc = np.zeros((blocks, c), dt)
+    for r in range(chunk):
+        acc = _fma(d[:, r], d[:, r], acc)
+    return mean, _seq_sum(acc.astype(np.float64), 0).astype(dt), n
+
+
+def _bn_train_exact(x, rm, rv, momentum, eps):
+    """Batch statistics (mean, invstd) in x's dtype and PyTorch's running-stat updates, or
+    None where ``_bn_stats`` declines."""
+    stats = _bn_stats(x)
+    if stats is None:
+        return None
+    mean, var_sum, n = stats
+    dt = x.dtype.type
+    invstd = (1.0 / np.sqrt((var_sum / dt(n)).astype(np.float64) + eps)).astype(x.dtype)
+    # NOTE: PyTorch casts momentum to the buffers' type and blends the mean in that type;
+    # the unbiased variance (var_sum / (n - 1) in x's type) is a double, so its product and
+    # the sum are in double, the other product in the buffer's type
+    mom = dt(momentum)
+    if rm is not None:
+        rm[...] = mom * mean + (dt(1) - mom) * rm
+    if rv is not None:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            unbiased = (var_sum / dt(n - 1)).astype(np.float64)
+        rv[...] = np.float64(mom) * unbiased + ((dt(1) - mom) * rv).astype(np.float64)
+    return mean, invstd
+
+
+def _bn_affine_exact(x, mean, invstd, w, b):
+    """PyTorch's ``x * alpha + beta`` with alpha = invstd * w and beta = b - mean * alpha,
+    both as fused multiply-adds (its vectorised kernel's contraction)."""
+    alpha = invstd if w is None else invstd * w
+    beta = _fma(-mean, alpha, x.dtype.type(0) if b is None else b)
+    cshape = _channel_shape(x.ndim)
+    return _fma(x, alpha.reshape(cshape), beta.reshape(cshape))
 
 
 def _affine(x, mean, invstd, w, b):
@@ -83,6 +186,17 @@ class NativeBatchNorm(BuiltinFunction):
     def forward(ctx, x, w, b, rm, rv, training, momentum, eps):
         axes = (0,) + tuple(range(2, x.ndim))
         cshape = _channel_shape(x.ndim)
+        ctx.save_for_backward(x, w)
+        ctx.training, ctx.eps, ctx.axes = training, eps, axes
+        exact = _bn_exact(x, w, b) and (training or (rm.dtype == rv.dtype == x.dtype))
+        stats = None
+        if exact and training:
+            stats = _bn_train_exact(x, rm, rv, momentum, eps)
+        elif exact:
+            stats = rm, x.dtype.type(1) / np.sqrt(rv + x.dtype.type(eps))
+        if stats is not None:
+            ctx.stats = tuple(t.reshape(cshape) for t in stats)
+            return _bn_affine_exact(x, stats[0], stats[1], w, b)
         if training:
             mean, var, n = moments(x, axes)
             invstd = (1.0 / np.sqrt(var + eps)).astype(x.dtype)
@@ -90,8 +204,7 @@ class NativeBatchNorm(BuiltinFunction):
         else:
             mean = rm.reshape(cshape)
             invstd = 1 / np.sqrt(rv.reshape(cshape) + x.dtype.type(eps))
-        ctx.save_for_backward(x, w)
-        ctx.stats, ctx.training, ctx.eps, ctx.axes = (mean, invstd), training, eps, axes
+        ctx.stats = mean, invstd
         wb = None if w is None else w.reshape(cshape)
         bb = None if b is None else b.reshape(cshape)
         return _affine(x, mean, invstd, wb, bb).astype(x.dtype, copy=False)

@@ -1,9 +1,11 @@
-"""Sampling ops that take tensor parameters: ``bernoulli(p)`` and ``normal(mean, std)``.
+"""Sampling ops that take tensor parameters: ``bernoulli(p)``, ``normal(mean, std)`` and
+``poisson(rates)``.
 
 PyTorch records them in the graph with zero gradients (a sample is not differentiated
 through its parameters): an output of ``bernoulli`` on a ``p`` that requires grad has
 ``BernoulliBackward0``, ``normal`` ``NormalBackward1`` (tensor mean, number std),
-``NormalBackward2`` (number mean, tensor std) or ``NormalBackward3`` (both tensors). The
+``NormalBackward2`` (number mean, tensor std) or ``NormalBackward3`` (both tensors),
+``poisson`` ``PoissonBackward0``. The
 draw itself is ``numtorch._random``'s, on PyTorch's stream.
 
 >>> import numtorch as torch
@@ -67,6 +69,20 @@ class NormalMeanTensor(Normal):
 
 class NormalStdTensor(Normal):
     _backward_name = "NormalBackward2"
+
+
+class Poisson(BuiltinFunction):
+    """out = a Poisson count for each rate (rates' dtype);  drates = 0."""
+    _backward_name = "PoissonBackward0"
+
+    @staticmethod
+    def forward(ctx, rates, generator):
+        ctx.shapes, ctx.dtype = (rates.shape,), rates.dtype
+        return R.poisson(rates, generator)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _zero_grads(ctx, ctx.shapes) + (None,)
 
 
 class NotImplementedNode(DelayedError):

@@ -10,8 +10,10 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
+from . import _libm
+from ._cascade import LANES as _CASCADE_LANES, VEC_LANES, torch_sum, vec_sum_lastdim
 from ._util import (wrap_dim, wrap_dims, as_array, cast, reshape_array, sum_to_dims,
-                    no_complex)
+                    no_complex, write_out, write_out_pair)
 from . import return_types
 
 _ndarray = np.ndarray
@@ -70,7 +72,10 @@ class Sum(BuiltinFunction):
     def forward(ctx, x, dims, keepdim, dtype):
         ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         npdt = _sum_dtype(x.dtype, dtype)
-        # (np.add.reduce is what np.sum calls on an ndarray, less its Python wrapper)
+        # float sums in PyTorch's order (ops/_cascade.py); others by np.add.reduce, what
+        # np.sum calls on an ndarray, less its Python wrapper
+        if npdt is x.dtype and npdt in _CASCADE_LANES:
+            return as_array(torch_sum(x, dims, npdt, keepdim))
         return as_array(np.add.reduce(x, axis=dims, dtype=npdt, keepdims=keepdim))
 
     @staticmethod
@@ -118,10 +123,9 @@ _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 def _mean_float(x, dims, keepdim, npdt, n):
-    """``np.mean`` of float32/float64 ``x`` in its own dtype, by the steps np.mean takes
-    (the sum, then a division by the count as an ``intp``), less its Python wrappers: the
-    same bits."""
-    s = np.add.reduce(x, axis=dims, dtype=npdt, keepdims=keepdim)
+    """The mean of float32/float64 ``x`` in its own dtype as PyTorch's CPU kernel takes it:
+    the sum (in PyTorch's order), then a division by the count."""
+    s = torch_sum(x, dims, npdt, keepdim)
     if type(s) is np.ndarray:
         return np.true_divide(s, np.intp(n), out=s, casting="unsafe")
     return np.asarray(npdt.type(s / np.intp(n)))
@@ -351,13 +355,20 @@ def max(input, dim=None, keepdim=False, *, out=None, other=None):
     """Largest element; with ``dim``, a ``(values, indices)`` named tuple; with a tensor,
     the elementwise maximum."""
     _no_complex_minmax(input, dim, other, "max")
-    return _minmax(input, dim, keepdim, other, "max")
+    res = _minmax(input, dim, keepdim, other, "max")
+    return res if out is None else _write_minmax(out, res, "max")
 
 
 def min(input, dim=None, keepdim=False, *, out=None, other=None):
     """Smallest element; with ``dim``, a ``(values, indices)`` named tuple."""
     _no_complex_minmax(input, dim, other, "min")
-    return _minmax(input, dim, keepdim, other, "min")
+    res = _minmax(input, dim, keepdim, other, "min")
+    return res if out is None else _write_minmax(out, res, "min")
+
+
+def _write_minmax(out, res, op):
+    """``out=``: one tensor for a full reduction or elementwise op, a pair along a dim."""
+    return write_out_pair(out, res, op) if isinstance(res, tuple) else write_out(out, res)
 
 
 def _no_complex_minmax(input, dim, other, op):
@@ -425,12 +436,39 @@ def _check_empty_extreme(input, dim, dims, op):
             raise IndexError(f"{op}: Expected reduction dim {d} to have non-zero size.")
 
 
+class Aminmax(BuiltinFunction):
+    """(min, max) over dims, one node;  dx = each g split evenly among its extrema, summed."""
+    _backward_name = "AminmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim):
+        lo = as_array(np.amin(x, axis=dims, keepdims=keepdim))
+        hi = as_array(np.amax(x, axis=dims, keepdims=keepdim))
+        ctx.save_for_backward(x, lo, hi)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        return lo, hi
+
+    @staticmethod
+    def backward(ctx, g_lo, g_hi):
+        x, lo, hi = ctx.saved_tensors
+        shape, dims, keepdim = x._data.shape, ctx.dims, ctx.keepdim
+        gx = None
+        for g, ext in ((g_lo, lo), (g_hi, hi)):
+            mask = (x == expand_grad(ext, shape, dims, keepdim)).to(g.dtype)
+            part = expand_grad(g, shape, dims, keepdim) * mask / mask.sum(dims, keepdim=True)
+            gx = part if gx is None else gx + part
+        return gx, None, None
+
+
 def aminmax(input, *, dim=None, keepdim=False):
     no_complex(input, '"aminmax_cpu" not implemented for \'{T}\'')
     if dim is not None:
         _check_empty_extreme(input, dim, _dims_arg(dim, input.ndim), "aminmax")
-    dims = () if dim is None else dim
-    return return_types.aminmax(amin(input, dims, keepdim), amax(input, dims, keepdim))
+    elif not input._data.size:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
+    dims = _dims_arg(() if dim is None else dim, input.ndim)
+    return return_types.aminmax(*Aminmax.apply(input, dims, keepdim))
 
 
 def argmax(input, dim=None, keepdim=False):
@@ -488,8 +526,14 @@ class Var(BuiltinFunction):
         # The variance of complex values is real (|x - mean|^2), as in PyTorch.
         real = np.finfo(x.dtype).dtype
         if n - c <= 0:
-            shape = np.sum(x, axis=dims, keepdims=keepdim).shape
-            return np.full(shape, np.nan if n == 0 or c else 0, real)
+            # NOTE: PyTorch divides by max(0, n - c): inf where the values spread, nan where
+            # they do not (0 / 0) or there are none
+            if n == 0:
+                shape = np.sum(x, axis=dims, keepdims=keepdim).shape
+                return np.full(shape, np.nan, real)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                m2 = np.var(x, axis=dims, keepdims=keepdim) * n
+                return as_array(m2 / (n - c if n > c else 0)).astype(real)
         return as_array(np.var(x, axis=dims, ddof=c, keepdims=keepdim)).astype(real)
 
     @staticmethod
@@ -559,16 +603,53 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return Std.apply(input, dims, c, keepdim)
 
 
+class VarMean(BuiltinFunction):
+    """(var, mean) over dims, one node;  dx = Var's gradient + Mean's gradient."""
+    _backward_name = "VarMeanBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, c, keepdim):
+        # Var's forward saves x; Mean's sets ctx.shape and ctx.n, which its backward reads
+        return Var.forward(ctx, x, dims, c, keepdim), Mean.forward(ctx, x, dims, keepdim, x.dtype)
+
+    @staticmethod
+    def backward(ctx, g_spread, g_mean):
+        return (Var.backward(ctx, g_spread)[0] + Mean.backward(ctx, g_mean)[0],
+                None, None, None)
+
+
+class StdMean(VarMean):
+    """(std, mean) over dims, one node;  dx = Std's gradient + Mean's gradient."""
+    _backward_name = "StdMeanBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, c, keepdim):
+        # NOTE: Std's forward, with its saved output an array (not a NumPy scalar): of a
+        # tuple of outputs, only the very array returned is recognised as an output
+        out = as_array(np.sqrt(Var.forward(ctx, x, dims, c, keepdim)))
+        ctx.save_for_backward(x, out)
+        return out, Mean.forward(ctx, x, dims, keepdim, x.dtype)
+
+    @staticmethod
+    def backward(ctx, g_spread, g_mean):
+        return (Std.backward(ctx, g_spread)[0] + Mean.backward(ctx, g_mean)[0],
+                None, None, None)
+
+
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction)
+    if input._data.dtype.kind not in "fc":
+        raise RuntimeError("var_mean only support floating point and complex dtypes")
     _check_dof("var_mean", input, dims, c)
-    return Var.apply(input, dims, c, keepdim), mean(input, dims, keepdim)
+    return VarMean.apply(input, dims, c, keepdim)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction)
+    if input._data.dtype.kind not in "fc":
+        raise RuntimeError("std_mean only support floating point and complex dtypes")
     _check_dof("std_mean", input, dims, c)
-    return Std.apply(input, dims, c, keepdim), mean(input, dims, keepdim)
+    return StdMean.apply(input, dims, c, keepdim)
 
 
 # ---- scans ------------------------------------------------------------------------------
@@ -730,15 +811,61 @@ def _softmax_array(x, dim):
     """exp(x - max) / sum(exp(x - max)) for an array of 1 or more dims."""
     if not x.size:
         return x.copy()
+    if x.dtype == np.float16:
+        return _half_softmax_array(x, dim)
+    if _lastdim_kernel(x, dim):
+        return _softmax_lastdim(x)
     # three fresh-array passes instead of five: exp and divide run in place
     e = np.subtract(x, _max(x, dim, keepdims=True))
     return np.divide(np.exp(e, out=e), _sum(e, axis=dim, keepdims=True), out=e)
+
+
+def _lastdim_kernel(x, dim):
+    """Whether PyTorch's vectorised last-dim softmax kernel, replayed below, applies: float32
+    along the last dim of a contiguous array."""
+    return x.dtype is _F32 and dim % x.ndim == x.ndim - 1 and x.flags.c_contiguous
+
+
+def _softmax_lastdim(x):
+    """PyTorch's float32 softmax along the last dim: exp(x - max), its sum in the vector
+    order of ``vec::reduce_all``, then a multiplication by the sum's reciprocal."""
+    rows = x.reshape(-1, x.shape[-1])
+    e = _libm.exp(np.subtract(rows, _max(rows, 1, keepdims=True)))
+    inv = np.reciprocal(vec_sum_lastdim(e, VEC_LANES))
+    return np.multiply(e, inv[:, None], out=e).reshape(x.shape)
+
+
+def _log_softmax_lastdim(x):
+    """PyTorch's float32 log_softmax along the last dim: (x - max) - log(sum of exp(x - max)),
+    the sum in the vector order of ``vec::map_reduce_all``."""
+    rows = x.reshape(-1, x.shape[-1])
+    shifted = np.subtract(rows, _max(rows, 1, keepdims=True))
+    log_sum = _libm.log(vec_sum_lastdim(_libm.exp(shifted), VEC_LANES))
+    return np.subtract(shifted, log_sum[:, None], out=shifted).reshape(x.shape)
+
+
+def _half_softmax_array(x, dim):
+    """A float16 softmax as PyTorch's CPU kernels compute it.
+
+    NOTE: both work in float32; along the last dim the quotient is rounded once, along another
+    dim the exponentials are first stored as half (in the output) and then divided by the
+    float32 sum."""
+    x = x.astype(np.float32)
+    e = np.exp(np.subtract(x, _max(x, dim, keepdims=True)))
+    total = _sum(e, axis=dim, keepdims=True)
+    if dim % x.ndim != x.ndim - 1:
+        e = e.astype(np.float16).astype(np.float32)
+    return np.divide(e, total, out=e).astype(np.float16)
 
 
 def _log_softmax_array(x, dim):
     """(x - max) - log(sum(exp(x - max))) for an array of 1 or more dims."""
     if not x.size:
         return x.copy()
+    if x.dtype == np.float16:  # NOTE: PyTorch computes a half log_softmax in float32
+        return _log_softmax_array(x.astype(np.float32), dim).astype(np.float16)
+    if _lastdim_kernel(x, dim):
+        return _log_softmax_lastdim(x)
     shifted = np.subtract(x, _max(x, dim, keepdims=True))
     s = _sum(np.exp(shifted), axis=dim, keepdims=True)
     return np.subtract(shifted, np.log(s, out=s), out=shifted)
@@ -938,6 +1065,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 # ---- boolean reductions -----------------------------------------------------------------
 def all(input, dim=None, keepdim=False, *, out=None):
     """True where every element (over ``dim``) is nonzero."""
+    if out is not None:
+        return write_out(out, all(input, dim, keepdim))
     x = input._data
     # NOTE: an empty dim list reduces nothing here (sum's reduces everything)
     axis = None if dim is None else () if isinstance(dim, (tuple, list)) and not dim else \
@@ -948,6 +1077,8 @@ def all(input, dim=None, keepdim=False, *, out=None):
 
 def any(input, dim=None, keepdim=False, *, out=None):
     """True where some element (over ``dim``) is nonzero."""
+    if out is not None:
+        return write_out(out, any(input, dim, keepdim))
     x = input._data
     # NOTE: an empty dim list reduces nothing here (sum's reduces everything)
     axis = None if dim is None else () if isinstance(dim, (tuple, list)) and not dim else \

@@ -26,6 +26,7 @@ def _make(name, fields):
 for _name in ("max", "min", "mode", "median", "nanmedian", "kthvalue", "cummax", "cummin",
               "sort", "topk", "aminmax"):
     _make(_name, ("values", "indices") if _name != "aminmax" else ("min", "max"))
+    _make(_name + "_out", ("values", "indices") if _name != "aminmax" else ("min", "max"))
 _make("slogdet", ("sign", "logabsdet"))
 _make("qr", ("Q", "R"))
 _make("svd", ("U", "S", "V"))

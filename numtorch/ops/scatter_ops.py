@@ -13,10 +13,11 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
-from ._util import wrap_dim
+from ._util import wrap_dim, write_out
 
 _make = Tensor._make
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
+_LEGACY_REDUCES = {"max": "amax", "min": "amin"}  # still accepted by PyTorch's scatter_reduce
 
 
 def _const(a):
@@ -143,6 +144,7 @@ _REDUCE_GRADS = {"sum": _grad_sum, "mean": _grad_mean, "amax": _grad_extreme,
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     """``src`` reduced into ``input`` at ``index`` along ``dim`` ('sum', 'prod', 'mean',
     'amax', 'amin'); ``include_self=False`` leaves the old values out where src lands."""
+    reduce = _LEGACY_REDUCES.get(reduce, reduce)
     if reduce not in _REDUCES:
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
@@ -172,14 +174,13 @@ def _spread(index, dim, shape):
 
 
 def _index_args(input, dim, index, source, op):
-    if index.ndim > 1:
-        raise IndexError(f"{op}_(): Index is supposed to be a vector")
-    if index._data.dtype.kind not in "iu":
-        raise IndexError(f"{op}_(): Expected dtype int32/int64 for index")
+    """The checked arguments of an ``index_*`` op, 0-dim ones made 1-d, negative indices
+    wrapped (PyTorch's checks in its order, with each op's own wording)."""
     d = wrap_dim(dim, input.ndim)
+    _CHECKS[op](input, d, index, source, op)
     n = input.shape[d] if input.ndim else 1
     idx = index._data.reshape(-1)
-    _check_range(idx, n, d, op)
+    _check_range(idx, n, d, op, input.ndim)
     index = _const(np.where(idx < 0, idx + n, idx))
     if input.ndim == 0:
         return input.reshape(1), 0, index, (None if source is None else source.reshape(-1))
@@ -188,7 +189,84 @@ def _index_args(input, dim, index, source, op):
     return input, d, index, source
 
 
-def _check_range(idx, n, dim, op):
+def _shape(t):
+    return f"[{', '.join(map(str, t.shape))}]"
+
+
+def _check_add_args(input, d, index, source, op):
+    """index_add / index_reduce: PyTorch's shared checks of index and source."""
+    if index.ndim > 1:
+        raise IndexError(f"{op}_(): Index is supposed to be a vector, but got dim: {index.ndim} "
+                         f"with type: {D.SCALAR_NAMES[index.dtype]} and size: {_shape(index)}")
+    if index._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{op}_(): Expected dtype int32/int64 for index but got: "
+                           f"{D.SCALAR_NAMES[index.dtype]}")
+    if input.dtype is not source.dtype:
+        raise RuntimeError(f"{op}_(): self ({D.SCALAR_NAMES[input.dtype]}) and source "
+                           f"({D.SCALAR_NAMES[source.dtype]}) must have the same scalar type")
+    if d != 0 and d >= source.ndim:
+        raise RuntimeError(f"{op}_(): Indexing dim {d} is out of bounds of the source tensor "
+                           f"with dim {source.ndim}")
+    if source.ndim == 0 and index.numel() != 1:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if index.numel() != (source.shape[d] if source.ndim else 1):
+        raise RuntimeError(f"{op}_(): Number of indices ({index.numel()}) should be equal to "
+                           f"source.size(dim): ({source.shape[d]}), for dim: {d}")
+    rest, src_rest = list(input.shape), list(source.shape)
+    if input.ndim and source.ndim:
+        del rest[d], src_rest[d]
+    if rest != src_rest:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {_shape(input)} "
+                           f"source.shape = {_shape(source)}")
+
+
+def _check_copy_args(input, d, index, source, op):
+    """index_copy: PyTorch's checks of index and source, in its order and wording."""
+    if index.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
+    if source.ndim == 0 and index.numel() != 1:
+        raise IndexError("index_copy_(): When source is scalar, index should have one element "
+                         f"(got {index.numel()})")
+    if source.ndim != input.ndim and source.ndim and input.ndim:
+        raise IndexError("index_copy_(): When source and destination are not scalars, their "
+                         f"dimensionality must match. Source dimensionality ({source.ndim}), "
+                         f"destination dimensionality ({input.ndim})")
+    if index._data.dtype != np.int64:
+        raise RuntimeError("index_copy_(): Expected a long tensor for index, but got "
+                           f"{D.SCALAR_NAMES[index.dtype]}")
+    if input.dtype is not source.dtype:
+        raise RuntimeError("index_copy_(): self and source expected to have the same dtype, but "
+                           f"got (self) {D.SCALAR_NAMES[input.dtype]} and (source) "
+                           f"{D.SCALAR_NAMES[source.dtype]}")
+    rest, src_rest = list(input.shape), list(source.shape)
+    if rest:
+        del rest[d]
+    if src_rest:
+        del src_rest[d]
+    if rest != src_rest:
+        raise RuntimeError("index_copy_(): Source/destination tensor must have same slice "
+                           f"shapes. Destination slice shape: {' '.join(map(str, rest))} at "
+                           f"dimension {d} and source slice shape: "
+                           f"{' '.join(map(str, src_rest))} at dimension 0.")
+    if source.ndim and index.numel() != source.shape[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({index.numel()}) should be equal "
+                         f"to source.size(dim) ({source.shape[d]})")
+
+
+def _check_fill_args(input, d, index, source, op):
+    """index_fill: an int64 index of at most one dim."""
+    if index._data.dtype != np.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if index.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+
+
+_CHECKS = {"index_add": _check_add_args, "index_reduce": _check_add_args,
+           "index_copy": _check_copy_args, "index_fill": _check_fill_args}
+
+
+def _check_range(idx, n, dim, op, ndim):
     """Each index_* op's own bounds check and wording; only index_fill wraps negatives."""
     if not idx.size:
         return
@@ -197,7 +275,9 @@ def _check_range(idx, n, dim, op):
         return
     bad = int(idx.min() if idx.min() < lo else idx.max())
     where = f"index {bad} is out of bounds for dimension {dim} with size {n}"
-    if op == "index_add":
+    # NOTE: PyTorch's CPU index_add words the error by kernel: a first or last dim of a
+    # tensor of 2+ dims takes the strided path (RuntimeError), the others a per-slice loop
+    if op == "index_add" and ndim > 1 and dim in (0, ndim - 1):
         raise RuntimeError(where)
     if op == "index_copy":
         raise IndexError(f"index_copy_(): {where}")
@@ -212,6 +292,8 @@ def _finish(res, input):
 
 def index_add(input, dim, index, source, *, alpha=1, out=None):
     """``input`` with ``alpha * source`` slices added at ``index`` along ``dim``."""
+    if out is not None:
+        return write_out(out, index_add(input, dim, index, source, alpha=alpha))
     from .indexing import scatter_add
     x, d, idx, src = _index_args(input, dim, index, source, "index_add")
     if alpha != 1:

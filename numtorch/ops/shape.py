@@ -276,7 +276,14 @@ def transpose(input, dim0, dim1):
     return Transpose.apply(input, wrap_dim(dim0, n), wrap_dim(dim1, n))
 
 
-swapaxes = swapdims = transpose
+def swapaxes(input, axis0, axis1):
+    """``transpose`` under NumPy's name and argument names."""
+    return transpose(input, axis0, axis1)
+
+
+def swapdims(input, dim0, dim1):
+    """``transpose`` under another name."""
+    return transpose(input, dim0, dim1)
 
 
 def t(input):
@@ -644,11 +651,14 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 
 
 class Clone(BuiltinFunction):
-    """out = copy of x (keeping its layout, or C-contiguous with order 'C');  dx = g."""
+    """out = copy of x (keeping its layout; C-contiguous with order 'C'; channels-last, NHWC
+    in memory, with order 'CL');  dx = g."""
     _backward_name = "CloneBackward0"
 
     @staticmethod
     def forward(ctx, x, order="K"):
+        if order == "CL":
+            return np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
         return np.array(x, copy=True, order=order)
 
     @staticmethod
@@ -656,16 +666,36 @@ class Clone(BuiltinFunction):
         return g
 
 
+def _memory_order(input, memory_format):
+    """Clone's order for a ``memory_format`` (None and preserve_format keep the layout)."""
+    from .._device import channels_last, contiguous_format
+    if memory_format is channels_last:
+        if input.ndim != 4:
+            raise RuntimeError("required rank 4 tensor to use channels_last format")
+        return "CL"
+    if memory_format is contiguous_format:
+        return "C"
+    if memory_format is None or memory_format.name == "preserve_format":
+        return "K"
+    raise RuntimeError(f"numtorch does not support memory format torch.{memory_format.name}")
+
+
 def clone(input, *, memory_format=None):
-    """A copy of ``input`` that stays in the graph."""
-    return Clone.apply(input)
+    """A copy of ``input`` that stays in the graph, laid out as ``memory_format`` says."""
+    return Clone.apply(input, _memory_order(input, memory_format))
 
 
 def contiguous(input, memory_format=None):
-    """``input`` itself when C-contiguous, else a contiguous copy."""
-    if input._data.flags.c_contiguous:
+    """``input`` itself when contiguous in ``memory_format`` (C order by default), else a copy
+    that is."""
+    order = "C" if memory_format is None else _memory_order(input, memory_format)
+    if order in ("C", "K"):
+        if input._data.flags.c_contiguous:
+            return input
+        return Clone.apply(input, "C")
+    if input.is_contiguous(memory_format=memory_format):
         return input
-    return Clone.apply(input, "C")
+    return Clone.apply(input, order)
 
 
 class ToCopy(BuiltinFunction):
@@ -1015,19 +1045,68 @@ class Flip(BuiltinFunction):
         return g.flip(ctx.dims), None
 
 
-def flip(input, *dims, **kwargs):
-    if "dims" in kwargs:  # torch.flip(x, dims=[0, 1])
-        dims = (kwargs.pop("dims"),)
-    dims = _shape_args(dims)
+def flip(input, *args, **kwargs):
+    """``torch.flip(input, dims)``: ``input`` reversed along each dim in the sequence ``dims``.
+
+    >>> import numtorch as torch
+    >>> torch.flip(torch.arange(4).view(2, 2), [1])
+    tensor([[1, 0],
+            [3, 2]])
+    """
+    if len(args) > 1:
+        raise TypeError(f"flip() takes 2 positional arguments but {len(args) + 1} were given")
+    return _flip(input, _flip_dims(args, kwargs, 2))
+
+
+def flip_method(self, *dims, **kwargs):
+    """``Tensor.flip(*dims)``: the dims as ints or as one sequence."""
+    given = bool(dims)  # ``x.flip([])`` gives an empty sequence: a no-op flip, not missing
+    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+        dims = dims[0]
+    elif len(dims) > 1 and isinstance(dims[0], (list, tuple)):
+        raise TypeError(f"flip() takes 1 positional argument but {len(dims)} were given")
+    return _flip(self, _flip_dims((dims,) if given else (), kwargs, 1))
+
+
+def _flip_dims(args, kwargs, position):
+    """The ``dims`` argument, with PyTorch's parser errors for a missing or non-sequence one."""
+    if "dims" in kwargs:
+        if args:
+            raise TypeError("flip() got multiple values for argument 'dims'")
+        dims, where = kwargs.pop("dims"), ""
+    elif args:
+        dims, where = args[0], f" (position {position})"
+    else:
+        raise TypeError('flip() missing 1 required positional arguments: "dims"')
+    if kwargs:
+        raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if not isinstance(dims, (list, tuple)):
+        raise TypeError(f"flip(): argument 'dims'{where} must be tuple of ints, not "
+                        f"{type(dims).__name__}")
+    for i, d in enumerate(dims):
+        if not isinstance(d, (int, np.integer)) and not (
+                isinstance(d, Tensor) and d.ndim == 0 and d._data.dtype.kind in "iu"):
+            raise TypeError(f"flip(): argument 'dims'{where} must be tuple of ints, but found "
+                            f"element of type {type(d).__name__} at pos {i}")
+    return tuple(int(d) for d in dims)
+
+
+def _flip(input, dims):
     return Flip.apply(input, wrap_dims(dims, input.ndim))
 
 
 def fliplr(input):
-    return flip(input, 1)
+    """``input`` reversed along dim 1 (it needs 2 or more dims)."""
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return _flip(input, (1,))
 
 
 def flipud(input):
-    return flip(input, 0)
+    """``input`` reversed along dim 0 (it needs 1 or more dims)."""
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return _flip(input, (0,))
 
 
 class Roll(BuiltinFunction):

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._base import BuiltinFunction
-from ._util import wrap_dim, no_complex
+from ._util import wrap_dim, no_bool, no_complex, write_out, write_out_pair
 from . import return_types
 
 _make = Tensor._make
@@ -77,6 +77,8 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None):
     >>> torch.sort(torch.tensor([2, 0, 1]), descending=True).indices
     tensor([0, 2, 1])
     """
+    if out is not None:
+        return write_out_pair(out, sort(input, dim, descending, stable), "sort")
     no_complex(input, ' Sort does not support complex dtypes on CPU', RuntimeError)
     if isinstance(dim, bool):  # sort(input, stable, dim, descending) overload
         dim, stable = -1, dim
@@ -162,11 +164,13 @@ def _topk_ties(x, vals, idx, k, dim, largest):
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """The ``k`` largest (or smallest) elements along ``dim`` and their indices."""
     no_complex(input, ' topk does not support complex dtypes on CPU', RuntimeError)
+    no_bool(input, 'topk does not support bool dtypes on CPU', RuntimeError)
     d = wrap_dim(dim, input.ndim)
     n = input._data.shape[d] if input.ndim else 1
     if k < 0 or k > n:
         raise RuntimeError("selected index k out of range")
-    return return_types.topk(*Topk.apply(input, int(k), d, bool(largest)))
+    res = return_types.topk(*Topk.apply(input, int(k), d, bool(largest)))
+    return res if out is None else write_out_pair(out, res, "topk")
 
 
 class Kthvalue(BuiltinFunction):
@@ -213,11 +217,13 @@ def _kth_ties(x, vals, idx, k, dim):
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """The ``k``-th smallest element along ``dim`` (1-based) and its index."""
     no_complex(input, '"kthvalue_cpu" not implemented for \'{T}\'', NotImplementedError)
+    no_bool(input, '"kthvalue_cpu" not implemented for \'{T}\'', NotImplementedError)
     d = wrap_dim(dim, input.ndim)
     n = input._data.shape[d] if input.ndim else 1
     if k < 1 or k > n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    return return_types.kthvalue(*Kthvalue.apply(input, int(k), d, bool(keepdim)))
+    res = return_types.kthvalue(*Kthvalue.apply(input, int(k), d, bool(keepdim)))
+    return res if out is None else write_out_pair(out, res, "kthvalue")
 
 
 # ---- median and mode ---------------------------------------------------------------------
@@ -294,26 +300,37 @@ class NanmedianAll(MedianAll):
 
 
 def median(input, dim=None, keepdim=False, *, out=None):
-    kernel = "median_cpu" if dim is None else "median_out"
-    no_complex(input, f'"{kernel}" not implemented for ' + "'{T}'")
     """The lower median (of all elements, or along ``dim`` with its index).
 
     >>> import numtorch as torch
     >>> torch.median(torch.tensor([4., 1., 3., 2.]))
     tensor(2.)
     """
+    if out is not None:
+        res = median(input, dim, keepdim)
+        return write_out(out, res) if dim is None else write_out_pair(out, res, "median")
+    _check_median_dtype(input, dim)
     if dim is None:
         return MedianAll.apply(input)
     return _median_dim(MedianDim, "median", input, dim, keepdim)
 
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None):
-    kernel = "median_cpu" if dim is None else "median_out"
-    no_complex(input, f'"{kernel}" not implemented for ' + "'{T}'")
     """``median`` ignoring NaN values."""
+    if out is not None:
+        res = nanmedian(input, dim, keepdim)
+        return write_out(out, res) if dim is None else write_out_pair(out, res, "nanmedian")
+    _check_median_dtype(input, dim)
     if dim is None:
         return NanmedianAll.apply(input)
     return _median_dim(NanmedianDim, "nanmedian", input, dim, keepdim)
+
+
+def _check_median_dtype(input, dim):
+    """PyTorch's median kernels take neither complex nor bool values."""
+    kernel = "median_cpu" if dim is None else "median_out"
+    no_complex(input, f'"{kernel}" not implemented for ' + "'{T}'")
+    no_bool(input, f'"{kernel}" not implemented for ' + "'{T}'")
 
 
 def _median_dim(cls, name, input, dim, keepdim):
@@ -386,6 +403,8 @@ def _mode_index(row):
 
 def mode(input, dim=-1, keepdim=False, *, out=None):
     """The most frequent value along ``dim`` and the index of its last occurrence."""
+    if out is not None:
+        return write_out_pair(out, mode(input, dim, keepdim), "mode")
     no_complex(input, '"mode_cpu" not implemented for \'{T}\'', NotImplementedError)
     d = wrap_dim(dim, input.ndim)
     return return_types.mode(*Mode.apply(input, d, bool(keepdim)))
@@ -475,11 +494,15 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=N
     >>> torch.quantile(torch.tensor([0., 1., 2., 3.]), 0.5)
     tensor(1.5000)
     """
+    if out is not None:
+        return write_out(out, quantile(input, q, dim, keepdim, interpolation=interpolation))
     return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
 
 
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """``quantile`` ignoring NaN values (NaN where a slice has none left)."""
+    if out is not None:
+        return write_out(out, nanquantile(input, q, dim, keepdim, interpolation=interpolation))
     return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
 
 

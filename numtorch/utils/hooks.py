@@ -19,7 +19,10 @@ class RemovableHandle:
     def __init__(self, hooks_dict, *, extra_dict=None):
         self.hooks_dict_ref = lambda: hooks_dict
         self.id = next(RemovableHandle._ids)
-        self.extra_dict_ref = () if extra_dict is None else ((lambda: extra_dict),)
+        # extra_dict: a dict (or a list of dicts) also keyed by this handle's id
+        extras = extra_dict if isinstance(extra_dict, list) else \
+            [] if extra_dict is None else [extra_dict]
+        self.extra_dict_ref = tuple((lambda d=d: d) for d in extras)
 
     def remove(self):
         d = self.hooks_dict_ref()

@@ -17,7 +17,9 @@ MODULES = [
     "numtorch.nn.modules.batchnorm", "numtorch.nn.modules.container",
     "numtorch.nn.modules.conv", "numtorch.nn.modules.dropout", "numtorch.nn.modules.flatten",
     "numtorch.nn.modules.instancenorm", "numtorch.nn.modules.linear",
-    "numtorch.nn.modules.loss", "numtorch.nn.modules.misc",
+    "numtorch.nn.modules.loss", "numtorch.nn.modules.pixelshuffle",
+    "numtorch.nn.modules.upsampling", "numtorch.nn.modules.distance", "numtorch.nn.modules.fold",
+    "numtorch.nn.modules.channelshuffle",
     "numtorch.nn.modules.normalization", "numtorch.nn.modules.padding",
     "numtorch.nn.modules.pooling", "numtorch.nn.modules.rnn", "numtorch.nn.modules.sparse",
     "numtorch.nn.modules.transformer", "numtorch.nn.modules.utils",
@@ -37,7 +39,8 @@ MODULES = [
     "numtorch.nn.utils.spectral_norm", "numtorch.optim.sparse_adam",
     "numtorch.optim.asgd", "numtorch.optim.rprop", "numtorch.optim.swa_utils",
     "numtorch.nn.modules.lazy", "numtorch.nn.parallel", "numtorch.nn.utils.prune",
-    "numtorch.nn.utils.fusion", "numtorch.nn.utils.stateless", "numtorch.utils.data.distributed",
+    "numtorch.nn.utils.fusion", "numtorch.nn.utils.stateless", "numtorch.nn.utils.init",
+    "numtorch.utils.data.distributed",
 ]
 
 

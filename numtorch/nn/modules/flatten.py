@@ -36,10 +36,7 @@ class Unflatten(Module):
 
     def __init__(self, dim, unflattened_size):
         super().__init__()
-        if isinstance(dim, int):
-            if not isinstance(unflattened_size, (tuple, list)):
-                raise TypeError("unflattened_size must be tuple of ints, but found type "
-                                f"{type(unflattened_size).__name__}")
+        _require_tuple_int(unflattened_size)
         self.dim, self.unflattened_size = dim, unflattened_size
 
     def forward(self, input):
@@ -47,3 +44,15 @@ class Unflatten(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+def _require_tuple_int(size):
+    """Unflatten's check of ``unflattened_size`` (a tuple or list of ints), with PyTorch's
+    messages."""
+    if not isinstance(size, (tuple, list)):
+        raise TypeError("unflattened_size must be a tuple of ints, but found type "
+                        f"{type(size).__name__}")
+    for i, n in enumerate(size):
+        if not isinstance(n, int):
+            raise TypeError("unflattened_size must be tuple of ints, but found element of "
+                            f"type {type(n).__name__} at pos {i}")

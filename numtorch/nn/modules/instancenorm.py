@@ -20,6 +20,28 @@ class _InstanceNorm(_NormBase):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
                          dtype, bias=bias)
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        # a plain dict (no version) from before 0.4 may hold running stats this layer does
+        # not track: PyTorch reports them and drops them
+        if local_metadata.get("version") is None and not self.track_running_stats:
+            stale = [prefix + n for n in ("running_mean", "running_var")
+                     if prefix + n in state_dict]
+            if stale:
+                klass = type(self).__name__
+                error_msgs.append(
+                    "Unexpected running stats buffer(s) {} for {} with track_running_stats="
+                    "False. If state_dict is a checkpoint saved before 0.4.0, this may be "
+                    "expected because {} does not track running stats by default since 0.4.0. "
+                    "Please remove these keys from state_dict. If the running stats are "
+                    "actually needed, instead set track_running_stats=True in {} to enable "
+                    "them. See the documentation of {} for details.".format(
+                        " and ".join(f'"{k}"' for k in stale), klass, klass, klass, klass))
+                for key in stale:
+                    state_dict.pop(key)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
+
     def _check_input_dim(self, input):
         n = self._no_batch_dim
         if input.dim() not in (n, n + 1):

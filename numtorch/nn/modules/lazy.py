@@ -60,6 +60,8 @@ class _LazySized(LazyModuleMixin):
 def _watch_first_call(module):
     module._initialize_hook = module.register_forward_pre_hook(_infer_parameters,
                                                                with_kwargs=True)
+    module._load_hook = module._register_load_state_dict_pre_hook(_lazy_load_hook,
+                                                                  with_module=True)
 
 
 def _uninitialized_weight_and_bias(module, bias, dtype):
@@ -68,12 +70,25 @@ def _uninitialized_weight_and_bias(module, bias, dtype):
         module.bias = UninitializedParameter(dtype=dtype)
 
 
+def _lazy_load_hook(module, state_dict, prefix, *args):
+    """Before load_state_dict copies into them, uninitialized entries take the shapes of
+    the loaded tensors (the module stays lazy until its first call, as in PyTorch)."""
+    from ...autograd.grad_mode import no_grad
+    for name, t in (*module._parameters.items(), *module._buffers.items()):
+        src = state_dict.get(prefix + name)
+        if t is not None and _is_lazy(t) and src is not None and not _is_lazy(src):
+            with no_grad():
+                t.materialize(src.shape)
+
+
 def _infer_parameters(module, args, kwargs):
     module.initialize_parameters(*args, **kwargs)
     if module.has_uninitialized_params():
         raise RuntimeError(f"module {module._get_name()} has not been fully initialized")
     module._initialize_hook.remove()
     del module._initialize_hook
+    module._load_hook.remove()
+    del module._load_hook
     if module.cls_to_become is not None:
         module.__class__ = module.cls_to_become
     return None

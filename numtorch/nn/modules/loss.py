@@ -282,7 +282,7 @@ class TripletMarginWithDistanceLoss(_Loss):
         if margin <= 0:
             raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater "
                              f"than 0, got {margin} instead")
-        from .misc import PairwiseDistance
+        from .distance import PairwiseDistance
         self.distance_function = distance_function if distance_function is not None \
             else PairwiseDistance()
         self.margin, self.swap = margin, swap

@@ -11,11 +11,13 @@
 ['w']
 """
 import functools
-import itertools
+import sys
+import warnings
 from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
 
 from ..._tensor import Tensor
-from ..parameter import Parameter, Buffer
+from ..parameter import Parameter, Buffer, _Uninitialized
 from ...utils.hooks import RemovableHandle
 
 __all__ = ["Module"]
@@ -24,6 +26,7 @@ _GLOBAL_BACKWARD_HOOKS = OrderedDict()
 _GLOBAL_BACKWARD_PRE_HOOKS = OrderedDict()
 _GLOBAL_FORWARD_HOOKS = OrderedDict()
 _GLOBAL_FORWARD_HOOKS_WITH_KWARGS = {}
+_GLOBAL_FORWARD_HOOKS_ALWAYS_CALLED = {}
 _GLOBAL_FORWARD_PRE_HOOKS = OrderedDict()
 
 
@@ -56,9 +59,32 @@ def register_module_forward_pre_hook(hook):
 
 def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
     """A forward hook ``hook(module, args, output)`` (``with_kwargs``: ``hook(module, args,
-    kwargs, output)``) run for every Module, before the module's own."""
+    kwargs, output)``) run for every Module, before the module's own; ``always_call``: also
+    when the forward raises (with output None)."""
     return _add_hook(_GLOBAL_FORWARD_HOOKS, hook, False,
-                     _GLOBAL_FORWARD_HOOKS_WITH_KWARGS if with_kwargs else None)
+                     _GLOBAL_FORWARD_HOOKS_WITH_KWARGS if with_kwargs else None,
+                     _GLOBAL_FORWARD_HOOKS_ALWAYS_CALLED if always_call else None)
+
+
+def _torch_aliased():
+    """Whether ``torch`` is numtorch in this process (``numtorch run`` or another import
+    hook aliasing it)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and torch is sys.modules.get("numtorch")
+
+
+# Where ``torch`` is numtorch, numtorch's layers carry PyTorch's module names, so that
+# ``type(m)`` prints <class 'torch.nn.modules.linear.Linear'> (pickles name that module, which
+# the alias resolves back to numtorch's). Elsewhere they keep numtorch's names: a pickle must
+# never find a real PyTorch class there.
+_TORCH_NAMES = _torch_aliased()
+
+
+def _public_module(name):
+    """The ``__module__`` a numtorch class defined in module ``name`` shows."""
+    if _TORCH_NAMES and name.startswith("numtorch."):
+        return "torch" + name[len("numtorch"):]
+    return name
 
 
 def _zero_long():
@@ -92,24 +118,33 @@ class Module:
     _version = 1
     call_super_init = False
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.__module__ = _public_module(cls.__module__)
+
     def __init__(self, *args, **kwargs):
         if args or kwargs:
             raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
                             f"{len(args) + 1} were given")
+        # PyTorch's attributes, in its order (vars(module) prints as PyTorch's)
         d = self.__dict__
         d["training"] = True
         d["_parameters"] = {}
         d["_buffers"] = {}
         d["_non_persistent_buffers_set"] = set()
-        d["_modules"] = {}
-        d["_forward_hooks"] = OrderedDict()
-        d["_forward_hooks_with_kwargs"] = {}
-        d["_forward_pre_hooks"] = OrderedDict()
-        d["_forward_pre_hooks_with_kwargs"] = {}
-        d["_backward_hooks"] = OrderedDict()
         d["_backward_pre_hooks"] = OrderedDict()
+        d["_backward_hooks"] = OrderedDict()
+        d["_is_full_backward_hook"] = None
+        d["_forward_hooks"] = OrderedDict()
+        d["_forward_hooks_with_kwargs"] = OrderedDict()
+        d["_forward_hooks_always_called"] = OrderedDict()
+        d["_forward_pre_hooks"] = OrderedDict()
+        d["_forward_pre_hooks_with_kwargs"] = OrderedDict()
         d["_state_dict_hooks"] = OrderedDict()
+        d["_state_dict_pre_hooks"] = OrderedDict()
         d["_load_state_dict_pre_hooks"] = OrderedDict()
+        d["_load_state_dict_post_hooks"] = OrderedDict()
+        d["_modules"] = {}
 
     def forward(self, *input):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
@@ -125,12 +160,26 @@ class Module:
         return self._call_with_hooks(args, kwargs)
 
     def _call_with_hooks(self, args, kwargs):
+        always = self.__dict__.get("_forward_hooks_always_called")
+        if not (always or _GLOBAL_FORWARD_HOOKS_ALWAYS_CALLED):
+            return self._run_with_hooks(args, kwargs, None)
+        called = set()  # the always-called hooks that ran (not to be run again on an error)
+        try:
+            return self._run_with_hooks(args, kwargs, called)
+        except Exception:
+            _run_always_called_hooks(self, args, kwargs, called, always or {})
+            raise
+
+    def _run_with_hooks(self, args, kwargs, called):
         # as PyTorch: the global hooks run first, then the module's own
         pre_hooks = [*_GLOBAL_FORWARD_PRE_HOOKS.items(), *self._forward_pre_hooks.items()]
         for hid, hook in pre_hooks:
             if hid in self._forward_pre_hooks_with_kwargs:
                 res = hook(self, args, kwargs)
                 if res is not None:
+                    if not (isinstance(res, tuple) and len(res) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {res}.")
                     args, kwargs = res
             else:
                 res = hook(self, args)
@@ -145,6 +194,8 @@ class Module:
             args = bw_hook.setup_input_hook(args)
         out = self.forward(*args, **kwargs)
         for hid, hook in [*_GLOBAL_FORWARD_HOOKS.items(), *self._forward_hooks.items()]:
+            if called is not None:
+                called.add(hid)
             if hid in self._forward_hooks_with_kwargs or hid in _GLOBAL_FORWARD_HOOKS_WITH_KWARGS:
                 res = hook(self, args, kwargs, out)
             else:
@@ -155,7 +206,7 @@ class Module:
             # as PyTorch: outputs are wrapped after the forward hooks may have replaced them
             out = bw_hook.setup_output_hook(out)
         if legacy:
-            _attach_legacy_hooks(self, out, legacy)
+            _attach_legacy_hooks(self, args, out, legacy)
         return out
 
     _call_impl = __call__
@@ -366,8 +417,11 @@ class Module:
     def train(self, mode=True):
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
-        for m in self.modules():
-            m.__dict__["training"] = mode
+        self.training = mode
+        # each child's own train() runs (a subclass may override it, e.g. to keep its
+        # BatchNorm layers frozen), as in PyTorch
+        for m in self.children():
+            m.train(mode)
         return self
 
     def eval(self):
@@ -395,18 +449,22 @@ class Module:
         fn(self)
         return self
 
-    def _apply_to_tensors(self, fn):
-        for m in self.modules():
-            for k, p in m._parameters.items():
-                if p is not None:
-                    new = fn(p)
-                    if new is not p:
-                        p._data = new._data
-                        if p._grad is not None:
-                            p._grad._data = fn(p._grad)._data
-            for k, b in m._buffers.items():
-                if b is not None:
-                    m._buffers[k] = fn(b)
+    def _apply(self, fn, recurse=True):
+        """Convert every parameter (in place, keeping the Parameter object), its gradient and
+        every buffer with ``fn``; children first, each through its own ``_apply``."""
+        if recurse:
+            for m in self.children():
+                m._apply(fn)
+        for p in self._parameters.values():
+            if p is not None:
+                new = fn(p)
+                if new is not p:
+                    p._data = new._data
+                    if p._grad is not None:
+                        p._grad._data = fn(p._grad)._data
+        for k, b in self._buffers.items():
+            if b is not None:
+                self._buffers[k] = fn(b)
         return self
 
     def to(self, *args, **kwargs):
@@ -420,8 +478,11 @@ class Module:
         check_device(kwargs.get("device", next((a for a in args if isinstance(a, str)), None)))
         if dtype is None:
             return self
-        return self._apply_to_tensors(
-            lambda t: t.to(dtype) if t.is_floating_point() else t)
+        if not (dtype.is_floating_point or dtype.is_complex):
+            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
+                            f"got desired dtype={dtype}")
+        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() or t.is_complex()
+                           else t)
 
     def float(self):
         from ... import float32
@@ -435,8 +496,20 @@ class Module:
         from ... import float16
         return self.to(float16)
 
+    def bfloat16(self):
+        # numtorch has no bfloat16: Tensor.bfloat16 raises its error naming it
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
+
     def type(self, dst_type):
         return self.to(dst_type)
+
+    def to_empty(self, *, device=None, recurse=True):
+        """Give every parameter and buffer new, uninitialized memory of its shape and dtype
+        (on the CPU: numtorch's only device)."""
+        from ..._device import check_device
+        from ..._creation import empty_like
+        check_device(device)
+        return self._apply(lambda t: empty_like(t), recurse=recurse)
 
     def cpu(self):
         return self
@@ -454,8 +527,13 @@ class Module:
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
                               always_call=False):
+        """``hook(module, args, output)`` (``with_kwargs``: ``hook(module, args, kwargs,
+        output)``) after each forward; a result other than None replaces the output.
+        ``always_call``: the hook also runs (with output None) when the forward raises."""
+        always = self.__dict__.setdefault("_forward_hooks_always_called", OrderedDict()) \
+            if always_call else None
         return _add_hook(self._forward_hooks, hook, prepend,
-                         self._forward_hooks_with_kwargs if with_kwargs else None)
+                         self._forward_hooks_with_kwargs if with_kwargs else None, always)
 
     def register_full_backward_hook(self, hook, prepend=False):
         if getattr(self, "_is_full_backward_hook", None) is False:
@@ -513,22 +591,6 @@ class Module:
         if _has_extra_state(self):
             destination[prefix + "_extra_state"] = self.get_extra_state()
 
-    def _load_targets(self):
-        """What load_state_dict fills: key -> parameter or buffer, or the module itself for
-        an ``_extra_state`` key (no state-dict hooks run)."""
-        out = OrderedDict()
-        for name, mod in self.named_modules(remove_duplicate=False):
-            pre = name + "." if name else ""
-            for k, p in mod._parameters.items():
-                if p is not None:
-                    out[pre + k] = p
-            for k, b in mod._buffers.items():
-                if b is not None and k not in mod._non_persistent_buffers_set:
-                    out[pre + k] = b
-            if _has_extra_state(mod):
-                out[pre + "_extra_state"] = mod
-        return out
-
     def get_extra_state(self):
         """State beyond tensors to put in the state_dict (override with set_extra_state)."""
         raise RuntimeError("Reached a code path in Module.get_extra_state() that should never "
@@ -560,72 +622,65 @@ class Module:
         return _add_hook(store, hook, False, None)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
-        """Copy tensors from ``state_dict`` into this module's parameters and buffers."""
-        if not hasattr(state_dict, "keys"):
+        """Copy tensors from ``state_dict`` into this module's parameters and buffers.
+
+        Each module, parents before children, reads its own entries in its
+        ``_load_from_state_dict`` (which subclasses may override, as in PyTorch) from the
+        entries under its prefix; the post-hooks of a module run after its children's.
+        Returns the missing and unexpected keys; ``strict`` raises on any instead.
+        """
+        if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)  # the pre-hooks may rename keys in this copy
-        self._run_load_state_dict_pre_hooks(state_dict, strict, metadata)
-        own = self._load_targets()
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
+        if metadata is not None:
+            state_dict._metadata = metadata
+        keys = _IncompatibleKeys([], [])
         errors = []
-        from ...autograd.grad_mode import no_grad
-        with no_grad():
-            for k, t in own.items():
-                if k not in state_dict:
-                    continue
-                src = state_dict[k]
-                if not isinstance(t, Tensor):   # the module whose extra state this is
-                    t.set_extra_state(src)
-                    continue
-                if not isinstance(src, Tensor):
-                    errors.append(f'While copying the parameter named "{k}", expected '
-                                  'torch.Tensor or Tensor-like object from checkpoint but '
-                                  f'received {type(src)}')
-                    continue
-                if t.dim() == 0 and src.dim() == 1 and src.shape[0] == 1:
-                    src = src[0]    # PyTorch's backward compatibility for 0-dim entries
-                if tuple(src.shape) != tuple(t.shape):
-                    errors.append(f'size mismatch for {k}: copying a param with shape '
-                                  f'{src.shape} from checkpoint, the shape in current model is '
-                                  f'{t.shape}.')
-                    continue
-                if assign:
-                    self._assign_entry(k, t, src)
-                else:
-                    t.copy_(src)
-        keys = _IncompatibleKeys(missing, unexpected)
-        for mod in _post_order(self):   # children before their parents, as PyTorch
-            for hook in mod.__dict__.get("_load_state_dict_post_hooks", {}).values():
-                if hook(mod, keys) is not None:
-                    raise RuntimeError("Hooks registered with ``register_load_state_dict_post_"
-                                       "hook`` are notexpected to return new values, if "
-                                       "incompatible_keys need to be modified,it should be "
-                                       "done inplace.")
+        _load_module(self, state_dict, "", metadata, assign, keys, errors)
         if strict:
-            if unexpected:
+            if keys.unexpected_keys:
                 errors.insert(0, "Unexpected key(s) in state_dict: " +
-                              ", ".join(f'"{k}"' for k in unexpected) + ". ")
-            if missing:
+                              ", ".join(f'"{k}"' for k in keys.unexpected_keys) + ". ")
+            if keys.missing_keys:
                 errors.insert(0, "Missing key(s) in state_dict: " +
-                              ", ".join(f'"{k}"' for k in missing) + ". ")
+                              ", ".join(f'"{k}"' for k in keys.missing_keys) + ". ")
         if errors:
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                self._get_name(), "\n\t".join(errors)))
-        return _IncompatibleKeys(missing, unexpected)
+                type(self).__name__, "\n\t".join(errors)))
+        return keys
 
-    def _assign_entry(self, key, current, src):
-        """load_state_dict(assign=True): put ``src`` itself in place of entry ``key``; a
-        parameter stays a Parameter with the current one's requires_grad."""
-        mod_name, _, name = key.rpartition(".")
-        mod = self.get_submodule(mod_name) if mod_name else self
-        if isinstance(current, Parameter):
-            if isinstance(src, Parameter):
-                src.requires_grad_(current.requires_grad)
-            else:
-                src = Parameter(src, requires_grad=current.requires_grad)
-        setattr(mod, name, src)
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        """Load this module's own entries (``prefix + name``) from ``state_dict``, after its
+        load pre-hooks; add to the three lists what is missing, unexpected or wrong."""
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
+        local = {k: v for k, v in self._parameters.items() if v is not None}
+        local.update((k, v) for k, v in self._buffers.items()
+                     if v is not None and k not in self._non_persistent_buffers_set)
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        for name, current in local.items():
+            key = prefix + name
+            if key in state_dict:
+                _load_entry(self, name, key, current, state_dict[key], assign, error_msgs)
+            elif strict:
+                missing_keys.append(key)
+        extra_key = prefix + "_extra_state"
+        if type(self).set_extra_state is not Module.set_extra_state:
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            elif strict:
+                missing_keys.append(extra_key)
+        elif strict and extra_key in state_dict:
+            unexpected_keys.append(extra_key)
+        if strict:
+            for key in state_dict:
+                if key.startswith(prefix) and key != extra_key:
+                    head, dot, _ = key[len(prefix):].partition(".")
+                    if head not in (self._modules if dot else local):
+                        unexpected_keys.append(key)
 
     def _register_load_state_dict_pre_hook(self, hook, with_module=False):
         """``hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
@@ -639,21 +694,6 @@ class Module:
         """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
         unexpected_keys, error_msgs)`` runs before ``load_state_dict`` reads this module."""
         return self._register_load_state_dict_pre_hook(hook, with_module=True)
-
-    def _run_load_state_dict_pre_hooks(self, state_dict, strict, metadata=None):
-        for name, mod in self.named_modules(remove_duplicate=False):
-            local = metadata.get(name, {}) if metadata is not None else {}
-            nbt = (name + "." if name else "") + "num_batches_tracked"
-            # BatchNorm before version 2 lacked num_batches_tracked: PyTorch fills it in
-            if (local.get("version") is None or local["version"] < 2) and \
-                    getattr(mod, "track_running_stats", False) and nbt not in state_dict:
-                from ...autograd.grad_mode import no_grad
-                with no_grad():
-                    state_dict[nbt] = (mod.num_batches_tracked if mod.num_batches_tracked
-                                       is not None else _zero_long())
-            hooks = mod.__dict__.get("_load_state_dict_pre_hooks")
-            for hook in list(hooks.values()) if hooks else ():
-                hook(state_dict, name + "." if name else "", local, strict, [], [], [])
 
     # ---- printing -----------------------------------------------------------------------
     def _get_name(self):
@@ -692,12 +732,86 @@ _MIXED_HOOKS = ("Cannot use both regular backward hooks and full backward hooks 
                 "Module. Please use only one of them.")
 
 
+def _run_always_called_hooks(module, args, kwargs, called, always):
+    """After an error in a call: the ``always_call`` forward hooks that did not run yet run
+    with output None; their own errors become warnings (the first error is re-raised)."""
+    result = None
+    for kind, hooks, marked, with_kwargs in (
+            ("global module", _GLOBAL_FORWARD_HOOKS, _GLOBAL_FORWARD_HOOKS_ALWAYS_CALLED,
+             _GLOBAL_FORWARD_HOOKS_WITH_KWARGS),
+            ("module", module._forward_hooks, always, module._forward_hooks_with_kwargs)):
+        for hid, hook in list(hooks.items()):
+            if hid not in marked or hid in called:
+                continue
+            try:
+                res = hook(module, args, kwargs, result) if hid in with_kwargs else \
+                    hook(module, args, result)
+                if res is not None:
+                    result = res
+            except Exception as e:  # noqa: BLE001  (PyTorch warns and goes on)
+                warnings.warn(f"{kind} forward hook with ``always_call=True`` raised an "
+                              "exception that was silenced as another error was raised in "
+                              f"forward: {e}", stacklevel=4)
+
+
+def _load_module(module, state_dict, prefix, metadata, assign, keys, errors):
+    """load_state_dict's walk: ``module`` reads ``state_dict`` (its entries under ``prefix``),
+    then each child reads the entries under its own prefix, then the post-hooks run."""
+    local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+    if assign:
+        local_metadata = dict(local_metadata, assign_to_params_buffers=True)
+    module._load_from_state_dict(state_dict, prefix, local_metadata, True, keys.missing_keys,
+                                 keys.unexpected_keys, errors)
+    for name, child in module._modules.items():
+        if child is not None:
+            child_prefix = prefix + name + "."
+            _load_module(child, {k: v for k, v in state_dict.items()
+                                 if k.startswith(child_prefix)},
+                         child_prefix, metadata, assign, keys, errors)
+    for hook in module.__dict__.get("_load_state_dict_post_hooks", {}).values():
+        if hook(module, keys) is not None:
+            raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` "
+                                 "are not expected to return new values, if incompatible_keys "
+                                 "need to be modified, it should be done inplace.")
+
+
+def _load_entry(module, name, key, current, src, assign, errors):
+    """Copy (or with ``assign``, put) ``src`` into the parameter or buffer ``current``."""
+    if not isinstance(src, Tensor):
+        errors.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
+                      f'Tensor-like object from checkpoint but received {type(src)}')
+        return
+    lazy = isinstance(current, _Uninitialized)  # takes any shape (its lazy load hook's)
+    if not lazy and current.dim() == 0 and src.dim() == 1 and src.shape[0] == 1:
+        src = src[0]  # PyTorch's backward compatibility for 0-dim entries
+    if not lazy and src.shape != current.shape:
+        errors.append(f"size mismatch for {key}: copying a param with shape {src.shape} from "
+                      f"checkpoint, the shape in current model is {current.shape}.")
+        return
+    from ...autograd.grad_mode import no_grad
+    try:
+        with no_grad():
+            if not assign:
+                current.copy_(src)
+                return
+            if isinstance(current, Parameter):
+                if isinstance(src, Parameter):
+                    src.requires_grad_(current.requires_grad)
+                else:
+                    src = Parameter(src, requires_grad=current.requires_grad)
+            setattr(module, name, src)
+    except Exception as ex:  # noqa: BLE001  (reported as PyTorch reports it)
+        errors.append(f'While copying the parameter named "{key}", whose dimensions in the '
+                      f"model are {current.size()} and whose dimensions in the checkpoint are "
+                      f"{src.size()}, an exception occurred : {ex.args}.")
+
+
 def _has_legacy_hooks(module):
     return bool(module._backward_hooks) and \
         module.__dict__.get("_is_full_backward_hook") is False
 
 
-def _attach_legacy_hooks(module, out, hooks):
+def _attach_legacy_hooks(module, args, out, hooks):
     """Register ``hooks`` on the grad_fn of the first tensor in ``out``."""
     var = out
     while not isinstance(var, Tensor):
@@ -707,6 +821,41 @@ def _attach_legacy_hooks(module, out, hooks):
         return
     for hook in hooks.values():
         var.grad_fn.register_hook(functools.partial(_call_legacy_hook, hook, module))
+    _warn_legacy_hooks(args, out, var.grad_fn)
+
+
+_LEGACY_MISSING = ("is deprecated and will be removed in future versions. This hook will be "
+                   "missing some ")
+_USE_FULL = "Please use register_full_backward_hook to get the documented behavior."
+
+
+def _warn_legacy_hooks(args, out, grad_fn):
+    """PyTorch's FutureWarnings where a non-full backward hook (on ``grad_fn``, the first
+    output's node) cannot see every grad_input or grad_output."""
+    outs = out if isinstance(out, tuple) else (out,)
+    if not all(isinstance(o, Tensor) for o in outs):
+        message = ("Using non-full backward hooks on a Module that does not return a single "
+                   f"Tensor or a tuple of Tensors {_LEGACY_MISSING}of the grad_output. "
+                   f"{_USE_FULL}")
+    elif not all(isinstance(a, Tensor) for a in args):
+        message = ("Using non-full backward hooks on a Module that does not take as input a "
+                   f"single Tensor or a tuple of Tensors {_LEGACY_MISSING}of the grad_input. "
+                   f"{_USE_FULL}")
+    else:
+        out_fns = {o.grad_fn for o in outs if o.grad_fn is not None}
+        if len(out_fns) > 1:
+            message = ("Using a non-full backward hook when outputs are generated by different "
+                       f"autograd Nodes {_LEGACY_MISSING}grad_output. {_USE_FULL}")
+        elif grad_fn not in out_fns:
+            message = ("Using a non-full backward hook when outputs are nested in python data "
+                       f"structure {_LEGACY_MISSING}grad_output.")
+        elif {a.grad_fn for a in args if a.grad_fn is not None} != \
+                {n[0] for n in grad_fn.next_functions}:
+            message = ("Using a non-full backward hook when the forward contains multiple "
+                       f"autograd Nodes {_LEGACY_MISSING}grad_input. {_USE_FULL}")
+        else:
+            return
+    warnings.warn(message, FutureWarning, stacklevel=4)
 
 
 def _call_legacy_hook(hook, module, grad_inputs, grad_outputs):
@@ -724,6 +873,9 @@ def _has_extra_state(module):
     return type(module).get_extra_state is not Module.get_extra_state
 
 
+Module.__module__ = _public_module(Module.__module__)
+
+
 def _remove_from(module, name, keep):
     """Drop ``name`` from every store but ``keep`` (which it stays in, at its position: as in
     PyTorch, re-assigning ``lin.weight`` keeps it before ``lin.bias``)."""
@@ -735,16 +887,21 @@ def _remove_from(module, name, keep):
 
 
 def _qualname(value):
+    if isinstance(value, Tensor):  # as torch.typename: 'torch.FloatTensor'
+        return value.type()
     t = type(value)
     mod = t.__module__.replace("numtorch", "torch")
     return f"{mod}.{t.__name__}" if mod != "builtins" else t.__name__
 
 
-def _add_hook(store, hook, prepend, kwargs_store):
-    handle = RemovableHandle(store, extra_dict=kwargs_store)
+def _add_hook(store, hook, prepend, kwargs_store, always_store=None):
+    """Put ``hook`` in ``store`` under a new handle's id; the id also goes in the stores
+    marking hooks called with kwargs and (forward hooks) hooks called even on an error."""
+    extras = [d for d in (kwargs_store, always_store) if d is not None]
+    handle = RemovableHandle(store, extra_dict=extras)
     store[handle.id] = hook
-    if kwargs_store is not None:
-        kwargs_store[handle.id] = True
+    for extra in extras:
+        extra[handle.id] = True
     if prepend:
         store.move_to_end(handle.id, last=False)
     return handle

@@ -1,0 +1,55 @@
+"""The legacy typed tensor constructors: ``torch.FloatTensor``, ``torch.LongTensor`` ...
+
+Each is a class of PyTorch's metaclass ``torch.tensortype``, not a Tensor subclass: calling
+it builds an ordinary Tensor of its dtype (from data, or uninitialised from sizes), and
+``isinstance(t, torch.LongTensor)`` asks whether ``t`` is an int64 tensor.
+
+>>> from numtorch import _dtype
+>>> LongTensor([1.5, -2.7])
+tensor([ 1, -2])
+>>> isinstance(LongTensor(2), LongTensor), isinstance(FloatTensor(2), LongTensor)
+(True, False)
+>>> FloatTensor
+<class 'torch.FloatTensor'>
+"""
+from . import _dtype as D
+from ._tensor import Tensor
+
+__all__ = ["tensortype", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor",
+           "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"]
+
+
+class tensortype(type):
+    """The metaclass of the legacy tensor types (``<class 'torch.tensortype'>``)."""
+
+    __module__ = "torch"
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor) and obj.dtype is cls.dtype
+
+    def __subclasscheck__(cls, sub):
+        return sub is cls
+
+    def __call__(cls, *args, **kwargs):
+        """``torch.LongTensor(data)`` / ``torch.LongTensor(*sizes)``, as ``torch.Tensor`` but
+        of this type's dtype."""
+        from ._creation import legacy_new
+        return Tensor._make(legacy_new(args, kwargs, cls.dtype), None, False)
+
+
+def _legacy(dtype):
+    name = D.LEGACY_NAMES[dtype]
+    return tensortype(name, (), {"__module__": "torch", "__slots__": (), "dtype": dtype,
+                                 "is_cuda": False, "is_sparse": False,
+                                 "__doc__": f"Legacy constructor of {dtype!r} tensors."})
+
+
+FloatTensor = _legacy(D.float32)
+DoubleTensor = _legacy(D.float64)
+HalfTensor = _legacy(D.float16)
+LongTensor = _legacy(D.int64)
+IntTensor = _legacy(D.int32)
+ShortTensor = _legacy(D.int16)
+CharTensor = _legacy(D.int8)
+ByteTensor = _legacy(D.uint8)
+BoolTensor = _legacy(D.bool_)

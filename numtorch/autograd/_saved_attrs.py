@@ -1,0 +1,118 @@
+"""PyTorch's ``grad_fn._saved_<name>`` attributes on the nodes of common built-in ops.
+
+PyTorch's generated nodes expose what they saved for backward under the argument names of
+the op's schema: ``x.pow(2).grad_fn._saved_self`` is ``x`` and ``_saved_exponent`` is 2,
+``x.exp().grad_fn._saved_result`` equals the output. Here each such name is a property of the
+node class, made from a small table of where the op keeps the value: a tensor the op saved
+(read through ``saved_tensors``, so version and freed checks apply), a number on the ctx, or
+the input's shape. A tensor PyTorch does not save (the operand of ``a * b`` whose partner
+needs no gradient) reads as None, as there.
+
+>>> import numtorch as torch
+>>> x = torch.tensor([1., 2.], requires_grad=True)
+>>> y = x.pow(2)
+>>> y.grad_fn._saved_self is x, y.grad_fn._saved_exponent
+(True, 2)
+"""
+from .graph import freed_error
+
+__all__ = ["saved_attr_properties"]
+
+
+def _saved(i, needs=None):
+    """Entry ``i`` of saved_tensors; None unless input ``needs`` requires grad (when given:
+    PyTorch saves that operand only for the other one's gradient)."""
+    def get(ctx):
+        if needs is not None and not ctx.needs_input_grad[needs]:
+            return None
+        return ctx.saved_tensors[i]
+    return get
+
+
+def _operand(i, needs=None):
+    """A binary op's operand ``i`` saved by ``_save_pair``: the saved tensor, or a Python
+    number as PyTorch's wrapped-number tensor (0-d int64, float64, complex128)."""
+    tensor = _saved(i, needs)
+
+    def get(ctx):
+        from .function import _FREED
+        if ctx._saved is _FREED:
+            raise freed_error()
+        t = tensor(ctx)
+        if t is None and (needs is None or ctx.needs_input_grad[needs]):
+            scalar = ctx.__dict__.get("scalar")
+            if scalar is not None:
+                from .. import _creation, _dtype as D
+                kind = {bool: D.bool_, int: D.int64, float: D.float64}.get(type(scalar),
+                                                                         D.complex128)
+                return _creation.tensor(scalar, dtype=kind)
+        return t
+    return get
+
+
+def _ctx_attr(name, default):
+    def get(ctx):
+        return ctx.__dict__.get(name, default)
+    return get
+
+
+def _in_sizes(i):
+    def get(ctx):
+        return tuple(ctx._in_meta[i][0])
+    return get
+
+
+def _in_numel(i):
+    def get(ctx):
+        n = 1
+        for k in ctx._in_meta[i][0]:
+            n *= k
+        return n
+    return get
+
+
+def _in_strides(i):
+    """The strides of saved input ``i`` (its shape's contiguous strides once freed)."""
+    def get(ctx):
+        e = ctx._saved[i] if type(ctx._saved) is tuple and len(ctx._saved) > i else None
+        if e is not None and e[0] == 0:  # an input saved as it is: (0, tensor, version)
+            return tuple(e[1].stride())
+        strides, acc = [], 1
+        for k in reversed(ctx._in_meta[i][0]):
+            strides.append(acc)
+            acc *= max(k, 1)
+        return tuple(reversed(strides))
+    return get
+
+
+_SELF = {"self": _saved(0)}
+_RESULT = {"result": _saved(0)}
+
+_TABLE = {
+    "MulBackward0": {"self": _operand(0, needs=1), "other": _operand(1, needs=0)},
+    "DivBackward0": {"self": _operand(0, needs=1), "other": _operand(1)},
+    # (Square, x ** 2 of floats, records PowBackward0 too and keeps no exponent: 2)
+    "PowBackward0": {"self": _saved(0), "exponent": _ctx_attr("scalar", 2)},
+    "AddBackward0": {"alpha": _ctx_attr("alpha", 1)},
+    "SubBackward0": {"alpha": _ctx_attr("alpha", 1)},
+    "SumBackward0": {"self_sym_sizes": _in_sizes(0)},
+    "MeanBackward0": {"self_sym_numel": _in_numel(0), "self_sym_sizes": _in_sizes(0)},
+    "ViewBackward0": {"self_sym_sizes": _in_sizes(0)},
+    "MmBackward0": {"mat2": _saved(1), "mat2_sym_sizes": _in_sizes(1),
+                    "mat2_sym_strides": _in_strides(1), "self": _saved(0),
+                    "self_sym_sizes": _in_sizes(0), "self_sym_strides": _in_strides(0)},
+    # NOTE: dim as numtorch keeps it, made non-negative (PyTorch shows a negative dim as
+    # its unsigned 64-bit value)
+    "SoftmaxBackward0": {"dim": _ctx_attr("dim", None), "result": _saved(0)},
+    "LogSoftmaxBackward0": {"dim": _ctx_attr("dim", None), "result": _saved(0)},
+}
+for _name in ("Exp", "Tanh", "Sigmoid", "Relu", "Sqrt"):
+    _TABLE[_name + "Backward0"] = _RESULT
+for _name in ("Log", "Sin", "Cos", "Abs"):
+    _TABLE[_name + "Backward0"] = _SELF
+
+
+def saved_attr_properties(node_name):
+    """``{'_saved_<name>': property}`` for the node class ``node_name`` (empty if unknown)."""
+    return {f"_saved_{k}": property(get, doc=f"What the node saved as ``{k}``.")
+            for k, get in _TABLE.get(node_name, {}).items()}

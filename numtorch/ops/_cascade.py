@@ -1,0 +1,262 @@
+"""PyTorch's CPU summation order for float32 and float64 sums, on NumPy arrays.
+
+PyTorch does not sum floats left to right, nor pairwise as NumPy does: its CPU kernel
+(``cascade_sum``) keeps vector accumulators, four of them interleaved, whose partial sums
+climb a ladder of levels every 16 (or more) additions, then folds the lanes into one scalar.
+The order decides the last bits of every sum, so of ``loss.item()`` after a few training
+steps; this module replays it with whole-array NumPy calls, bit for bit.
+
+The pieces, in PyTorch's terms (``aten/src/ATen/native/cpu/SumKernel.cpp``):
+
+- ``multi_row_sum``: a running sum over rows, in a 4-level cascade. Level 0 adds ``step``
+  rows (``step = 2**max(4, ceil_log2(rows) // 4)``), then passes its sum up; a level passes
+  its sum up once it has taken ``step`` sums from below. What is left in each level at the
+  end is added into level 0's remainder, level 1 first.
+- ``row_sum``: ``multi_row_sum`` on four interleaved accumulators (element ``i`` goes to
+  accumulator ``i % 4``), the rows left over added to the first, then the four added up.
+- a sum over a contiguous axis (``inner``) runs ``row_sum`` over vectors of ``LANES``
+  elements, adds the elements that fill no vector to 0, then the lanes one by one;
+  a sum over a non-contiguous axis (``outer``) runs per column: columns in blocks of four
+  vectors take ``multi_row_sum``, the rest ``row_sum``.
+
+The vector widths are AVX2's (8 float32, 4 float64): PyTorch does not dispatch its sum
+kernel to AVX-512 (slower there, its comment says), so these hold on every x86 machine with
+AVX2 or better. The order is the one of a single thread: PyTorch splits sums of 32768
+elements or more between threads when it has several, and the last bits then depend on
+their number.
+
+>>> x = np.float32([1e8, 1, -1e8, 1] * 5)
+>>> float(torch_sum(x, (0,), np.dtype(np.float32), False)), float(np.sum(x))
+(2.0, 1.0)
+"""
+import numpy as np
+
+__all__ = ["torch_sum", "applies", "vec_sum_lastdim", "VEC_LANES", "nll_sum"]
+
+LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
+_ILP = 4            # interleaved accumulators of row_sum
+_LEVELS = 4         # levels of multi_row_sum
+_OUTER_BLOCK = 4    # vectors per column block of the outer sum
+
+
+def applies(x, npdt):
+    """Whether ``torch_sum`` replays PyTorch's order for ``x`` summed in ``npdt``: float32
+    or float64 data summed in its own dtype (other dtypes keep NumPy's sum)."""
+    return npdt is x.dtype and npdt in LANES
+
+
+def torch_sum(x, dims, npdt, keepdim):
+    """``np.add.reduce(x, axis=dims, dtype=npdt, keepdims=keepdim)`` in PyTorch's order where
+    that order is known: a full sum of a C- or F-contiguous array, or a sum over one dim (or
+    adjacent dims) of a C-contiguous one. Other layouts and dim sets keep NumPy's order."""
+    dims = tuple(sorted(d % x.ndim for d in dims)) if x.ndim else ()
+    out = _ordered_sum(x, dims) if applies(x, npdt) and x.size else None
+    if out is None:
+        return np.add.reduce(x, axis=dims, dtype=npdt, keepdims=keepdim)
+    if keepdim:
+        out = out.reshape(tuple(1 if d in dims else n for d, n in enumerate(x.shape)))
+    else:
+        out = out.reshape(tuple(n for d, n in enumerate(x.shape) if d not in dims))
+    return out
+
+
+def _ordered_sum(x, dims):
+    """The sum in PyTorch's order as a flat array of outputs, or None where not replayed."""
+    if len(dims) == x.ndim:  # everything, in memory order (how PyTorch's iterator walks it)
+        if x.flags.c_contiguous:
+            return _inner(x.reshape(1, -1))
+        if x.flags.f_contiguous:
+            return _inner(x.T.reshape(1, -1))
+        return None
+    if not x.flags.c_contiguous or dims != tuple(range(dims[0], dims[-1] + 1)):
+        return None
+    shape = x.shape
+    pre = int(np.prod(shape[:dims[0]], dtype=np.int64))
+    red = int(np.prod(shape[dims[0]:dims[-1] + 1], dtype=np.int64))
+    post = int(np.prod(shape[dims[-1] + 1:], dtype=np.int64))
+    if red == 1:  # not a reduction: PyTorch adds each element to a zero
+        return x.reshape(-1) + x.dtype.type(0)
+    if post == 1:
+        return _inner(x.reshape(pre, red))
+    return _outer(x.reshape(pre, red, post)).reshape(-1)
+
+
+def _inner(x):
+    """Sums of the rows of ``x`` (rows, n), each over its contiguous axis."""
+    rows, n = x.shape
+    lanes = LANES[x.dtype]
+    zero = np.zeros((rows, 1), x.dtype)
+    if n < lanes:  # PyTorch's scalar loop: row_sum over the elements, then into a zero
+        return _running(np.concatenate([zero, _row_sum(x.T)[:, None]], axis=1))
+    nv = n // lanes
+    vec = _row_sum(x[:, :nv * lanes].reshape(rows, nv, lanes).transpose(1, 0, 2))
+    # a zero, the elements that fill no vector, then the lanes of the vector sum, in order
+    return _running(np.concatenate([zero, x[:, nv * lanes:], vec], axis=1))
+
+
+def _outer(x):
+    """Sums over axis 1 of ``x`` (pre, rows, cols), per column."""
+    pre, rows, cols = x.shape
+    lanes = LANES[x.dtype]
+    t = x.transpose(1, 0, 2)  # rows first: the summed axis of the helpers below
+    out = np.empty((pre, cols), x.dtype)
+    # columns summed by multi_row_sum: whole blocks of four vectors, or (fewer columns than
+    # a vector) whole groups of four scalars; the others by row_sum
+    block = _OUTER_BLOCK * lanes if cols >= lanes else _OUTER_BLOCK
+    split = cols // block * block
+    if split:
+        out[:, :split] = _multi_row_sum(t[:, :, :split])
+    if split < cols:
+        out[:, split:] = _row_sum(t[:, :, split:])
+    return out + x.dtype.type(0)  # each into a zeroed output
+
+
+def _row_sum(v):
+    """PyTorch's ``row_sum`` over axis 0 of ``v``: four interleaved accumulators."""
+    size = v.shape[0]
+    n = size // _ILP
+    rest = v.shape[1:]
+    parts = _multi_row_sum(v[:n * _ILP].reshape((n, _ILP) + rest))
+    # the first accumulator, the rows left over, then the other three accumulators
+    seq = np.concatenate([parts[:1], v[n * _ILP:], parts[1:]], axis=0)
+    return _running(seq, axis=0)
+
+
+def _multi_row_sum(rows):
+    """PyTorch's ``multi_row_sum`` over axis 0 of ``rows``: a running sum in a cascade."""
+    size = rows.shape[0]
+    rest = rows.shape[1:]
+    if size == 0:
+        return np.zeros(rest, rows.dtype)
+    power = max(4, _ceil_log2(size) // _LEVELS)
+    step = 1 << power
+    full = size // step
+    # level 0: sums of whole chunks of ``step`` rows, and the remainder's sum at the end
+    level = _running(rows[:full * step].reshape((full, step) + rest), axis=1) if full else None
+    total = _running(rows[full * step:], axis=0, start_zero=True)
+    for _ in range(1, _LEVELS - 1):
+        if level is None:
+            return total
+        count = level.shape[0]
+        groups = count // step
+        # what this level holds at the end: the sums taken since it last passed one up
+        total = total + _running(level[groups * step:], axis=0, start_zero=True)
+        level = _running(level[:groups * step].reshape((groups, step) + rest), axis=1) \
+            if groups else None
+    if level is not None:  # the top level keeps every sum it is given
+        total = total + _running(level, axis=0, start_zero=True)
+    return total
+
+
+def _running(a, axis=-1, start_zero=False):
+    """Left-to-right sum along ``axis`` (PyTorch's running accumulator). NumPy reduces an
+    axis that is not the innermost one row after row, but pairwise along the innermost one;
+    there an accumulate gives the running sum. ``start_zero``: the accumulator starts at +0
+    (it only matters for the sign of a zero sum), and an empty axis sums to it."""
+    axis %= a.ndim
+    if a.shape[axis] == 0:
+        return np.zeros(a.shape[:axis] + a.shape[axis + 1:], a.dtype)
+    inner = int(np.prod(a.shape[axis + 1:], dtype=np.int64))
+    if inner > 1:
+        s = np.add.reduce(a, axis=axis)
+    else:
+        s = np.take(np.add.accumulate(a, axis=axis), -1, axis=axis)
+    return s + a.dtype.type(0) if start_zero else s
+
+
+def _cpu_vector_floats():
+    """float32 lanes of the vectors PyTorch's other kernels (softmax, ...) use on this CPU:
+    16 with AVX-512 (PyTorch dispatches them to its AVX-512 build), else 8."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return 16 if " avx512f" in line else 8
+    except OSError:
+        pass
+    return 8
+
+
+VEC_LANES = _cpu_vector_floats()  # for float32; float64 vectors hold half as many
+
+
+def vec_sum_lastdim(a, lanes):
+    """Sums along the last axis of 2-D ``a`` in the order of PyTorch's ``vec::reduce_all``
+    (and ``map_reduce_all``) with vectors of ``lanes`` elements: a row shorter than a vector
+    left to right; otherwise one running vector sum lane by lane (the tail added into the
+    first lanes only), then its lanes folded in halves (lane i with lane i + lanes/2, ...).
+
+    >>> vec_sum_lastdim(np.float32([[1e8, 1, -1e8, 1, 0, 0, 0, 0, 0]]), 8)
+    array([2.], dtype=float32)
+    """
+    rows, n = a.shape
+    if n < lanes:
+        return np.add.accumulate(a, axis=1)[:, -1] if n else np.zeros(rows, a.dtype)
+    nv = n // lanes
+    acc = _running(a[:, :nv * lanes].reshape(rows, nv, lanes), axis=1)
+    tail = n - nv * lanes
+    if tail:
+        acc = acc.copy() if acc.base is not None else acc
+        acc[:, :tail] += a[:, nv * lanes:]
+    while lanes > 1:
+        lanes //= 2
+        acc = acc[:, :lanes] + acc[:, lanes:2 * lanes]
+    return acc[:, 0]
+
+
+_NLL_LEVELS, _NLL_STEP = 8, 16
+
+
+def nll_sum(v, skipped=None):
+    """The sum of ``v`` (1-D: a batch's losses, or its weights) in the order of PyTorch's
+    ``nll_loss`` kernel, which keeps its own cascade: an 8-level ladder indexed by the batch
+    position ``b``; after adding element ``b`` into level 0, level ``j`` passes its sum up
+    while ``b`` is a multiple of ``16 ** (j + 1)``, so element 0 climbs to the top at once and
+    then groups of 16 climb; finally the levels are added from the bottom to a zero. A
+    position in ``skipped`` (an ignored target) adds nothing and passes nothing up.
+
+    >>> float(nll_sum(np.float32([1e8, 1.0, -1e8, 1.0])))
+    2.0
+    """
+    n = v.shape[0]
+    if skipped is not None and skipped.any():
+        return _nll_sum_replay(v, skipped)
+    zero = v.dtype.type(0)
+    if n == 0:
+        return zero
+    level = v[1:]
+    parts = []
+    for _ in range(_NLL_LEVELS - 1):
+        groups = level.shape[0] // _NLL_STEP
+        parts.append(_running(level[groups * _NLL_STEP:], axis=0, start_zero=True))
+        level = _running(level[:groups * _NLL_STEP].reshape(groups, _NLL_STEP), axis=1)
+    # the top level: element 0, then (beyond 16**7 elements) whole groups from below
+    top = _running(np.concatenate([zero + v[:1], level]), axis=0)
+    total = zero
+    for p in parts + [top]:
+        total = total + p
+    return total
+
+
+def _nll_sum_replay(v, skipped):
+    """``nll_sum`` step by step, for a batch with skipped positions (rare: ignored targets)."""
+    acc = [v.dtype.type(0)] * _NLL_LEVELS
+    mask = _NLL_STEP - 1
+    for b in range(v.shape[0]):
+        if skipped[b]:
+            continue
+        acc[0] = acc[0] + v[b]
+        for j in range(_NLL_LEVELS - 1):
+            if b & (mask << (4 * j)):
+                break
+            acc[j + 1] = acc[j + 1] + acc[j]
+            acc[j] = v.dtype.type(0)
+    total = v.dtype.type(0)
+    for a in acc:
+        total = total + a
+    return total
+
+
+def _ceil_log2(n):
+    """``utils::CeilLog2``: 1 up to 2, else the bits of n - 1."""
+    return 1 if n <= 2 else int(n - 1).bit_length()
