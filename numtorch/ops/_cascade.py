@@ -29,6 +29,8 @@ their number.
 >>> float(torch_sum(x, (0,), np.dtype(np.float32), False)), float(np.sum(x))
 (2.0, 1.0)
 """
+import math
+
 import numpy as np
 
 __all__ = ["torch_sum", "applies", "vec_sum_lastdim", "VEC_LANES", "nll_sum"]
@@ -71,9 +73,9 @@ def _ordered_sum(x, dims):
     if not x.flags.c_contiguous or dims != tuple(range(dims[0], dims[-1] + 1)):
         return None
     shape = x.shape
-    pre = int(np.prod(shape[:dims[0]], dtype=np.int64))
-    red = int(np.prod(shape[dims[0]:dims[-1] + 1], dtype=np.int64))
-    post = int(np.prod(shape[dims[-1] + 1:], dtype=np.int64))
+    pre = math.prod(shape[:dims[0]])
+    red = math.prod(shape[dims[0]:dims[-1] + 1])
+    post = math.prod(shape[dims[-1] + 1:])
     if red == 1:  # not a reduction: PyTorch adds each element to a zero
         return x.reshape(-1) + x.dtype.type(0)
     if post == 1:
@@ -156,8 +158,7 @@ def _running(a, axis=-1, start_zero=False):
     axis %= a.ndim
     if a.shape[axis] == 0:
         return np.zeros(a.shape[:axis] + a.shape[axis + 1:], a.dtype)
-    inner = int(np.prod(a.shape[axis + 1:], dtype=np.int64))
-    if inner > 1:
+    if math.prod(a.shape[axis + 1:]) > 1:
         s = np.add.reduce(a, axis=axis)
     else:
         s = np.take(np.add.accumulate(a, axis=axis), -1, axis=axis)
@@ -225,17 +226,22 @@ def nll_sum(v, skipped=None):
     if n == 0:
         return zero
     level = v[1:]
-    parts = []
-    for _ in range(_NLL_LEVELS - 1):
-        groups = level.shape[0] // _NLL_STEP
-        parts.append(_running(level[groups * _NLL_STEP:], axis=0, start_zero=True))
-        level = _running(level[:groups * _NLL_STEP].reshape(groups, _NLL_STEP), axis=1)
-    # the top level: element 0, then (beyond 16**7 elements) whole groups from below
-    top = _running(np.concatenate([zero + v[:1], level]), axis=0)
     total = zero
-    for p in parts + [top]:
-        total = total + p
-    return total
+    for _ in range(_NLL_LEVELS - 1):
+        if not level.shape[0]:  # this level and those above it hold zeros
+            break
+        groups = level.shape[0] // _NLL_STEP
+        if groups < level.shape[0] / _NLL_STEP:
+            total = total + _running(level[groups * _NLL_STEP:], axis=0)
+        else:
+            total = total + zero
+        level = _running(level[:groups * _NLL_STEP].reshape(groups, _NLL_STEP), axis=1) \
+            if groups else level[:0]
+    # the top level: element 0, then (beyond 16**7 elements) whole groups from below
+    top = zero + v[0]
+    if level.shape[0]:
+        top = top + _running(level, axis=0)
+    return (total + zero) + top
 
 
 def _nll_sum_replay(v, skipped):

@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
+from . import _libm
 from ._base import NULL_CTX, BuiltinFunction
 from ._util import float_np, zero_where
 
@@ -130,7 +131,7 @@ class Elu(BuiltinFunction):
     def forward(ctx, x, alpha, scale, input_scale):
         ctx.save_for_backward(x)
         ctx.args = (alpha, scale, input_scale)
-        neg = np.expm1(x * _s(x, input_scale)) * _s(x, alpha * scale)
+        neg = _libm.expm1(x * _s(x, input_scale)) * _s(x, alpha * scale)
         return np.where(x > 0, x * _s(x, scale), neg)
 
     @staticmethod
@@ -190,7 +191,7 @@ class Gelu(BuiltinFunction):
         half = _s(x, 0.5)
         if approximate == "tanh":
             inner = _s(x, _SQRT_2_OVER_PI) * (x + _s(x, 0.044715) * x * x * x)
-            return half * x * (1 + np.tanh(inner))
+            return half * x * (1 + _libm.tanh(inner))
         return x * half * (1 + erf(x * _s(x, _SQRT1_2)).astype(x.dtype))
 
     @staticmethod
@@ -237,7 +238,7 @@ class Silu(BuiltinFunction):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return x / (1 + np.exp(-x))
+        return x / (1 + _libm.exp(-x))
 
     @staticmethod
     def backward(ctx, g):
@@ -248,7 +249,7 @@ class Silu(BuiltinFunction):
 
 def _softplus_np(x, beta, threshold):
     bx = x * _s(x, beta)
-    return np.where(bx > threshold, x, np.log1p(np.exp(bx)) / _s(x, beta))
+    return np.where(bx > threshold, x, _libm.log1p(_libm.exp(bx)) / _s(x, beta))
 
 
 class Mish(BuiltinFunction):
@@ -258,7 +259,7 @@ class Mish(BuiltinFunction):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return x * np.tanh(np.log1p(np.exp(x)))
+        return x * _libm.tanh(_libm.log1p(_libm.exp(x)))
 
     @staticmethod
     def backward(ctx, g):
@@ -390,7 +391,7 @@ class LogSigmoid(BuiltinFunction):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return np.minimum(x, _s(x, 0)) - np.log1p(np.exp(-np.abs(x)))
+        return np.minimum(x, _s(x, 0)) - _libm.log1p(_libm.exp(-np.abs(x)))
 
     @staticmethod
     def backward(ctx, g):

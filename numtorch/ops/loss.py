@@ -14,21 +14,24 @@ tensor(5., grad_fn=<MseLossBackward0>)
 import numpy as np
 
 from .._tensor import Tensor
-from . import _base
+from . import _base, _libm
 from ._base import BuiltinFunction
-from ._cascade import nll_sum
+from ._cascade import LANES as _SUM_LANES, nll_sum, torch_sum
 
 _make = Tensor._make
 _EPSILON = 1e-12
 
 
 def reduce_array(loss, reduction):
-    """Reduce an elementwise loss array as PyTorch's ``apply_loss_reduction``."""
-    if reduction == "mean":
-        return np.asarray(loss.mean(dtype=loss.dtype))
-    if reduction == "sum":
-        return np.asarray(loss.sum(dtype=loss.dtype))
-    return loss
+    """Reduce an elementwise loss array as PyTorch's ``apply_loss_reduction``: its sum
+    (in PyTorch's order for float32/float64), divided by the count for the mean."""
+    if reduction == "none":
+        return loss
+    if loss.dtype not in _SUM_LANES:
+        return np.asarray(loss.mean(dtype=loss.dtype) if reduction == "mean" else
+                          loss.sum(dtype=loss.dtype))
+    total = torch_sum(loss, tuple(range(loss.ndim)), loss.dtype, False)
+    return np.asarray(total / loss.dtype.type(loss.size) if reduction == "mean" else total)
 
 
 def _scale(g, reduction, numel):
@@ -182,7 +185,9 @@ class BinaryCrossEntropyWithLogits(BuiltinFunction):
         ctx.save_for_backward(x, t, w, pw)
         ctx.reduction = reduction
         one = x.dtype.type(1)
-        log_sig = np.minimum(x, x.dtype.type(0)) - np.log1p(np.exp(-np.abs(x)))
+        # (log1p and exp rounded as PyTorch's: of the formulas tried, this one gives its bits
+        # most often, ~96 % of elements)
+        log_sig = np.minimum(x, x.dtype.type(0)) - _libm.log1p(_libm.exp(-np.abs(x)))
         if pw is not None:
             log_sig = log_sig * ((pw - one) * t + one)
         loss = (one - t) * x - log_sig

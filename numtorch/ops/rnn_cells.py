@@ -42,6 +42,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
+from . import _libm
 from ._base import NULL_CTX, BuiltinFunction
 from ._util import scalar_array
 from .elementwise import _sigmoid
@@ -148,13 +149,13 @@ def _lstm_step(xg, h, c, w_t, act):
         act += xg
     # NOTE: one sigmoid over the whole slab (one contiguous pass beats three strided ones);
     # the g columns take tanh of their pre-activations, saved before
-    g = np.tanh(act[:, 2 * hidden:3 * hidden])
+    g = _libm.tanh(act[:, 2 * hidden:3 * hidden])
     _sigmoid(act, out=act)
     act[:, 2 * hidden:3 * hidden] = g
     i, f, g, o = _chunks(act, hidden)
     c_new = f * c
     c_new += i * g  # PyTorch's order: (f * c) + (i * g)
-    tc = np.tanh(c_new)
+    tc = _libm.tanh(c_new)
     return o * tc, c_new, tc
 
 
@@ -330,7 +331,7 @@ def _gru_step(xg, h, w_t, b, act, gh, out):
     r, z, n = _chunks3(act, hidden)
     np.multiply(gh[:, 2 * hidden:], r, out=n)
     n += xg[:, 2 * hidden:]  # PyTorch's order: xg_n + (gh_n * r)
-    np.tanh(n, out=n)
+    _libm.tanh(n, out=n)
     h_new = np.subtract(h, n, out=out)
     h_new *= z
     h_new += n

@@ -29,6 +29,24 @@ def test_float32_functions_round_like_pytorch(torch, name, prep, share):
     assert np.count_nonzero(got != want) <= share * x.size
 
 
+# activations and losses built on them (NumPy's float32 functions: 10-37 % differed)
+ACTIVATIONS = [
+    ("elu", lambda F, a: F.elu(a), 0.002), ("gelu_tanh", lambda F, a: F.gelu(a, approximate="tanh"), 0.02),
+    ("silu", lambda F, a: F.silu(a), 0.06), ("softplus", lambda F, a: F.softplus(a), 0.1),
+    ("mish", lambda F, a: F.mish(a), 0.08), ("logsigmoid", lambda F, a: F.logsigmoid(a), 0.08),
+    ("bce_logits", lambda F, a: F.binary_cross_entropy_with_logits(
+        a, (a > 0.3).float(), reduction="none"), 0.08),
+]
+
+
+@pytest.mark.parametrize("name,fn,share", ACTIVATIONS, ids=[c[0] for c in ACTIVATIONS])
+def test_activations_round_like_pytorch(torch, name, fn, share):
+    x = _x(20000, seed=4)
+    got = fn(numtorch.nn.functional, numtorch.from_numpy(x)).numpy()
+    want = fn(torch.nn.functional, torch.from_numpy(x)).numpy()
+    assert np.count_nonzero(got != want) <= share * x.size
+
+
 @pytest.mark.parametrize("exponent", [2, 3, -1, -2, 3.0])
 def test_small_integer_powers_are_pytorchs_products(torch, exponent):
     x = _x(seed=1)
