@@ -101,15 +101,17 @@ def _outer(x):
     pre, rows, cols = x.shape
     lanes = LANES[x.dtype]
     t = x.transpose(1, 0, 2)  # rows first: the summed axis of the helpers below
-    out = np.empty((pre, cols), x.dtype)
     # columns summed by multi_row_sum: whole blocks of four vectors, or (fewer columns than
     # a vector) whole groups of four scalars; the others by row_sum
     block = _OUTER_BLOCK * lanes if cols >= lanes else _OUTER_BLOCK
     split = cols // block * block
-    if split:
-        out[:, :split] = _multi_row_sum(t[:, :, :split])
-    if split < cols:
-        out[:, split:] = _row_sum(t[:, :, split:])
+    if split == cols:  # (a bias gradient's usual case: no second pass, no copy)
+        out = _multi_row_sum(t)
+    elif not split:
+        out = _row_sum(t)
+    else:
+        out = np.concatenate([_multi_row_sum(t[:, :, :split]), _row_sum(t[:, :, split:])],
+                             axis=1)
     return out + x.dtype.type(0)  # each into a zeroed output
 
 
@@ -133,6 +135,14 @@ def _multi_row_sum(rows):
     power = max(4, _ceil_log2(size) // _LEVELS)
     step = 1 << power
     full = size // step
+    if full < step:  # one climb at most (under step**2 rows): chunk sums, then the tail
+        chunks = _running(rows[:full * step].reshape((full, step) + rest), axis=1) \
+            if full else None
+        total = _running(rows[full * step:], axis=0) if full * step < size else None
+        if chunks is None:
+            return total
+        chunks = _running(chunks, axis=0)
+        return chunks if total is None else total + chunks
     # level 0: sums of whole chunks of ``step`` rows, and the remainder's sum at the end
     level = _running(rows[:full * step].reshape((full, step) + rest), axis=1) if full else None
     total = _running(rows[full * step:], axis=0, start_zero=True)
