@@ -51,8 +51,14 @@ def torch_sum(x, dims, npdt, keepdim):
     """``np.add.reduce(x, axis=dims, dtype=npdt, keepdims=keepdim)`` in PyTorch's order where
     that order is known: a full sum of a C- or F-contiguous array, or a sum over one dim (or
     adjacent dims) of a C-contiguous one. Other layouts and dim sets keep NumPy's order."""
-    dims = tuple(sorted(d % x.ndim for d in dims)) if x.ndim else ()
-    out = _ordered_sum(x, dims) if applies(x, npdt) and x.size else None
+    nd = x.ndim
+    if npdt is not x.dtype or npdt not in LANES or not x.size:
+        return np.add.reduce(x, axis=dims, dtype=npdt, keepdims=keepdim)
+    if len(dims) == nd and x.flags.c_contiguous:  # (the common full sum, straight through)
+        out = _inner(x.reshape(1, -1))
+        return out.reshape((1,) * nd if keepdim else ())
+    dims = tuple(sorted(d % nd for d in dims)) if nd else ()
+    out = _ordered_sum(x, dims)
     if out is None:
         return np.add.reduce(x, axis=dims, dtype=npdt, keepdims=keepdim)
     if keepdim:
@@ -87,13 +93,42 @@ def _inner(x):
     """Sums of the rows of ``x`` (rows, n), each over its contiguous axis."""
     rows, n = x.shape
     lanes = LANES[x.dtype]
+    if rows == 1 and n < _ILP * lanes:
+        return _small_sum(x[0], n, lanes)
     zero = np.zeros((rows, 1), x.dtype)
     if n < lanes:  # PyTorch's scalar loop: row_sum over the elements, then into a zero
-        return _running(np.concatenate([zero, _row_sum(x.T)[:, None]], axis=1))
+        # NOTE: row_sum written out (its four accumulators hold one element each, or none):
+        # element 0, the elements past the first four, then elements 1-3
+        if n < _ILP:
+            return _running(np.concatenate([zero, x], axis=1))
+        return _running(np.concatenate([zero, x[:, :1], x[:, _ILP:], x[:, 1:_ILP]], axis=1))
     nv = n // lanes
-    vec = _row_sum(x[:, :nv * lanes].reshape(rows, nv, lanes).transpose(1, 0, 2))
+    if nv < _ILP * 16:  # (fewer than 512 float32s: no ladder) one pass, then the fold
+        vec = _row_sum_flat(x[:, :nv * lanes].reshape(rows, nv, lanes))
+    else:
+        vec = _row_sum(x[:, :nv * lanes].reshape(rows, nv, lanes).transpose(1, 0, 2))
     # a zero, the elements that fill no vector, then the lanes of the vector sum, in order
     return _running(np.concatenate([zero, x[:, nv * lanes:], vec], axis=1))
+
+
+def _small_sum(v, n, lanes):
+    """``_inner`` of one short row (fewer elements than four vectors), with the fewest NumPy
+    calls: the accumulators of ``row_sum`` hold nothing or one item each, so the order is a
+    running sum of a permutation of the elements (or of the vectors, then of the elements
+    past them and the lanes). A zero ends it, as the zeroed accumulators and output would
+    (it only changes the sign of a zero sum)."""
+    zero = v.dtype.type(0)
+    if n < lanes:  # the scalar loop: element 0, those past the first four, then 1-3
+        seq = v if n <= _ILP else v[_SCALAR_ORDER[n]]
+        return np.add.accumulate(seq)[-1:] + zero
+    nv = n // lanes
+    vecs = v[:nv * lanes].reshape(nv, lanes)
+    vec = np.add.accumulate(vecs, axis=0)[-1] if nv > 1 else vecs[0]
+    return np.add.accumulate(np.concatenate((v[nv * lanes:], vec)))[-1:] + zero
+
+
+# element order of PyTorch's scalar row_sum for n = 5..7 (n <= 4 keeps the order)
+_SCALAR_ORDER = {n: np.array([0] + list(range(_ILP, n)) + [1, 2, 3]) for n in range(5, 16)}
 
 
 def _outer(x):
@@ -113,6 +148,19 @@ def _outer(x):
         out = np.concatenate([_multi_row_sum(t[:, :, :split]), _row_sum(t[:, :, split:])],
                              axis=1)
     return out + x.dtype.type(0)  # each into a zeroed output
+
+
+def _row_sum_flat(v):
+    """``_row_sum`` over axis 1 of ``v`` (rows, nv, lanes) with fewer than 16 rows per
+    accumulator (its ladder never climbs): each accumulator's running sum, then the first,
+    the vectors left over and the other three, in order."""
+    rows, nv, lanes = v.shape
+    n = nv // _ILP
+    if not n:  # the accumulators hold zeros: the vectors left over, in order
+        return _running(v, axis=1)
+    parts = _running(v[:, :n * _ILP].reshape(rows, n, _ILP, lanes), axis=1)
+    return _running(np.concatenate([parts[:, :1], v[:, n * _ILP:], parts[:, 1:]], axis=1),
+                    axis=1)
 
 
 def _row_sum(v):
@@ -170,6 +218,8 @@ def _running(a, axis=-1, start_zero=False):
         return np.zeros(a.shape[:axis] + a.shape[axis + 1:], a.dtype)
     if math.prod(a.shape[axis + 1:]) > 1:
         s = np.add.reduce(a, axis=axis)
+    elif axis == a.ndim - 1:
+        s = np.add.accumulate(a, axis=axis)[..., -1]
     else:
         s = np.take(np.add.accumulate(a, axis=axis), -1, axis=axis)
     return s + a.dtype.type(0) if start_zero else s
