@@ -110,6 +110,11 @@ def is_same_size(input, other):
     return input.is_same_size(_tensor_argument(other, "is_same_size", "other", 2))
 
 
+def is_signed(input):
+    """Whether ``input``'s dtype is signed (``Tensor.is_signed``)."""
+    return _tensor_argument(input, "is_signed", "input", 1).is_signed()
+
+
 def is_distributed(input):
     """Always False (``Tensor.is_distributed``)."""
     return _tensor_argument(input, "is_distributed", "input", 1).is_distributed()

@@ -10,6 +10,14 @@ _ndarray = np.ndarray
 _FROM_NP = D._FROM_NP
 
 
+def not_a_tensor(op, value, name="input", position=1):
+    """PyTorch's TypeError for a non-tensor where ``op`` takes a Tensor (its argument parser's
+    wording: ``sin(): argument 'input' (position 1) must be Tensor, not list``)."""
+    from ..autograd.function import _type_name
+    return TypeError(f"{op}(): argument '{name}' (position {position}) must be Tensor, not "
+                     f"{_type_name(value)}")
+
+
 def wrap_dim(dim, ndim, op=None):
     """Normalise a possibly negative ``dim`` for a tensor of ``ndim`` dims (PyTorch's error)."""
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):

@@ -20,8 +20,8 @@ from . import _base as _B, _libm
 from ._base import BuiltinFunction
 from ..autograd.grad_mode import STATE
 from ..autograd.function import saved_one
-from ._util import (no_complex, binary_dtype, cast, float_np, result_np, as_array, scalar_array,
-                    zero_where, _SCALARS)
+from ._util import (not_a_tensor, no_complex, binary_dtype, cast, float_np, result_np,
+                    as_array, scalar_array, zero_where, _SCALARS)
 
 _ndarray = np.ndarray
 _make = Tensor._make
@@ -1338,10 +1338,17 @@ def _unary_fn(cls, name):
     bool_kernel = _NO_BOOL_KERNELS.get(name)
 
     def slow(input, *, out=None):
+        _check_args(input, out)
         if bool_kernel is not None:
             _no_bool(input, bool_kernel)
         result = apply(input)
         return result if out is None else _out(out, result)
+
+    def _check_args(input, out):
+        if not isinstance(input, Tensor):
+            raise not_a_tensor(name, input)
+        if out is not None and not isinstance(out, Tensor):
+            raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
 
     if np_fn is None:
         fn = slow
@@ -1357,6 +1364,7 @@ def _unary_fn(cls, name):
                         return record(cls, input, np_fn(d), uses)
                     r = np_fn(d)
                     return _make(r if type(r) is _ndarray else np.asarray(r), None, False)
+            _check_args(input, out)
             if bool_kernel is not None:
                 _no_bool(input, bool_kernel)
             result = apply(input)
@@ -1496,7 +1504,7 @@ def _lerp_arrays(a, b, w):
     """PyTorch's two-sided formula: exact at both ends (w = 0 gives a, w = 1 gives b)."""
     if type(w) is not _ndarray:
         w = a.dtype.type(w) if a.dtype.kind in "fc" else w
-        return np.asarray(a + w * (b - a) if abs(w) < 0.5 else b - (b - a) * (1 - w))
+        return np.asarray(a + w * (b - a) if np.abs(w) < 0.5 else b - (b - a) * (1 - w))
     small = np.abs(w) < 0.5
     return np.where(small, a + w * (b - a), b - (b - a) * (1 - w))
 

@@ -12,7 +12,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
 from .elementwise import number_array
-from ._util import sum_to_shape_array, write_out
+from ._util import not_a_tensor, sum_to_shape_array, write_out
 from .shape import Squeeze, _viewable, expand
 
 _make = Tensor._make
@@ -303,9 +303,10 @@ def matmul(input, other, *, out=None):
     """Matrix product with NumPy/PyTorch broadcasting rules for 1-D and batched operands."""
     if out is not None:
         return write_out(out, matmul(input, other))
-    if not isinstance(other, Tensor) or not isinstance(input, Tensor):
-        raise TypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not "
-                        f"{type(other).__name__}")
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("matmul", input)
+    if not isinstance(other, Tensor):
+        raise not_a_tensor("matmul", other, "other", 2)
     da, db = input.ndim, other.ndim
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
@@ -645,6 +646,10 @@ def linear(input, weight, bias=None):
     its (rows, features) view and viewed back (``ViewBackward0``); otherwise ``matmul`` then
     an add.
     """
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("linear", input)
+    if not isinstance(weight, Tensor):
+        raise not_a_tensor("linear", weight, "weight", 2)
     wt = weight.t()
     if bias is not None and input.ndim == 2 and weight.ndim != 2:
         raise RuntimeError(f"mat2 must be a matrix, got {weight.ndim}-D tensor")

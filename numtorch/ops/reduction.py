@@ -12,8 +12,8 @@ from .._tensor import Tensor
 from ._base import BuiltinFunction
 from . import _libm
 from ._cascade import LANES as _CASCADE_LANES, VEC_LANES, torch_sum, vec_sum_lastdim
-from ._util import (wrap_dim, wrap_dims, as_array, cast, reshape_array, sum_to_dims,
-                    no_complex, write_out, write_out_pair)
+from ._util import (not_a_tensor, wrap_dim, wrap_dims, as_array, cast, reshape_array,
+                    sum_to_dims, no_complex, write_out, write_out_pair)
 from . import return_types
 
 _ndarray = np.ndarray
@@ -95,7 +95,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum of elements over ``dim`` (all when None); ints and bools sum to int64."""
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError:
+        raise not_a_tensor("sum", input) from None
     if dim is None:
         res = SumAll.apply(input, tuple(range(x.ndim)), False, dtype)
     else:
@@ -175,7 +178,10 @@ _TYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char"
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Arithmetic mean over ``dim`` (floating and complex dtypes only)."""
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError:
+        raise not_a_tensor("mean", input) from None
     npdt = D.to_dtype(dtype).np if dtype is not None else x.dtype
     if npdt.kind not in "fc":
         which = "Input" if dtype is None else "Optional"
@@ -936,6 +942,8 @@ class LogSoftmax(BuiltinFunction):
 
 
 def _softmax_input(input, dim, dtype, op):
+    if not isinstance(input, Tensor):  # PyTorch's functional calls the method
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute '{op}'")
     if dim is None:
         import warnings
         warnings.warn(f"Implicit dimension choice for {op} has been deprecated. Change the "

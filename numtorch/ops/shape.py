@@ -771,7 +771,12 @@ def _tensor_list(tensors, op):
             not hasattr(tensors, "__iter__"):
         raise TypeError(f"{op}(): argument 'tensors' (position 1) must be tuple of Tensors, "
                         f"not {type(tensors).__name__}")
-    return list(tensors)
+    tensors = list(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+    return tensors
 
 
 def cat(tensors, dim=0, *, out=None):
