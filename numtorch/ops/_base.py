@@ -11,6 +11,7 @@ from ..autograd.function import BackwardCFunction, Function
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import ANOMALY, pack_saved, _hook_stack, _sequence
 from .._tensor import Tensor
+from ._util import infer_size
 
 _ndarray = np.ndarray
 _make = Tensor._make
@@ -425,13 +426,9 @@ def _translate(err, arrays):
         return err
     # NOTE: as PyTorch, the operands broadcast one by one; "a" is the shape so far
     a = shapes[0]
-    for b in shapes[1:]:
-        n = max(len(a), len(b))
-        for k in range(1, n + 1):
-            sa = a[-k] if k <= len(a) else 1
-            sb = b[-k] if k <= len(b) else 1
-            if sa != sb and sa != 1 and sb != 1:
-                return RuntimeError(f"The size of tensor a ({sa}) must match the size of "
-                                    f"tensor b ({sb}) at non-singleton dimension {n - k}")
-        a = np.broadcast_shapes(a, b)
+    try:
+        for b in shapes[1:]:
+            a = infer_size(a, b)
+    except RuntimeError as mismatch:
+        return mismatch
     return err

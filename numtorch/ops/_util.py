@@ -10,6 +10,24 @@ _ndarray = np.ndarray
 _FROM_NP = D._FROM_NP
 
 
+def infer_size(a, b):
+    """The broadcast of shapes ``a`` and ``b``, or PyTorch's ``infer_size`` RuntimeError.
+
+    >>> infer_size((2, 1), (3,))
+    (2, 3)
+    """
+    n = max(len(a), len(b))
+    out = []
+    for k in range(1, n + 1):  # from the last dim, as PyTorch checks
+        x = a[-k] if k <= len(a) else 1
+        y = b[-k] if k <= len(b) else 1
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
+                               f"({y}) at non-singleton dimension {n - k}")
+        out.append(y if x == 1 else x)
+    return tuple(out[::-1])
+
+
 def not_a_tensor(op, value, name="input", position=1):
     """PyTorch's TypeError for a non-tensor where ``op`` takes a Tensor (its argument parser's
     wording: ``sin(): argument 'input' (position 1) must be Tensor, not list``)."""

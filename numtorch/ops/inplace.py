@@ -17,7 +17,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
 from ._base import BuiltinFunction
-from ._util import number_argument, tp_name
+from ._util import infer_size, number_argument, tp_name
 from ..autograd._interpose import STATE as _FW
 from ..autograd._tangents import after_in_place, copy_visible_tangents
 
@@ -234,14 +234,7 @@ def copy_(self, src, non_blocking=False):
 
 def _check_broadcast_into(shape, src_shape):
     """PyTorch's error when ``src_shape`` does not broadcast to ``shape`` (the destination)."""
-    n = max(len(shape), len(src_shape))
-    for k in range(1, n + 1):
-        a = shape[-k] if k <= len(shape) else 1
-        b = src_shape[-k] if k <= len(src_shape) else 1
-        if a != b and a != 1 and b != 1:
-            raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b "
-                               f"({b}) at non-singleton dimension {n - k}")
-    full = tuple(np.broadcast_shapes(tuple(shape), tuple(src_shape)))
+    full = infer_size(tuple(shape), tuple(src_shape))
     if full != tuple(shape):
         raise RuntimeError(f"output with shape [{', '.join(map(str, shape))}] doesn't match "
                            f"the broadcast shape [{', '.join(map(str, full))}]")

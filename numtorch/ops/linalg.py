@@ -12,7 +12,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
 from .elementwise import number_array
-from ._util import not_a_tensor, sum_to_shape_array, write_out
+from ._util import infer_size, not_a_tensor, sum_to_shape_array, write_out
 from .shape import Squeeze, _viewable, expand
 
 _make = Tensor._make
@@ -408,18 +408,7 @@ def _matmul_batched(tensor1, tensor2):
     return UnsafeView.apply(prod, tuple(out_shape))
 
 
-def _broadcast_batch(a, b):
-    """``infer_size`` with PyTorch's error for batch shapes that do not broadcast."""
-    n = max(len(a), len(b))
-    out = []
-    for k in range(n, 0, -1):
-        x = a[-k] if k <= len(a) else 1
-        y = b[-k] if k <= len(b) else 1
-        if x != y and x != 1 and y != 1:
-            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
-                               f"({y}) at non-singleton dimension {n - k}")
-        out.append(y if x == 1 else x)
-    return tuple(out)
+_broadcast_batch = infer_size  # batch shapes of matmul
 
 
 def _check_mv(mat, vec):
