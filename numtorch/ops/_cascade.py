@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-__all__ = ["torch_sum", "applies", "vec_sum_lastdim", "VEC_LANES", "nll_sum"]
+__all__ = ["torch_sum", "applies", "vec_sum_lastdim", "VEC_LANES", "nll_sum", "running_sum"]
 
 LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
 _ILP = 4            # interleaved accumulators of row_sum
@@ -100,15 +100,15 @@ def _inner(x):
         # NOTE: row_sum written out (its four accumulators hold one element each, or none):
         # element 0, the elements past the first four, then elements 1-3
         if n < _ILP:
-            return _running(np.concatenate([zero, x], axis=1))
-        return _running(np.concatenate([zero, x[:, :1], x[:, _ILP:], x[:, 1:_ILP]], axis=1))
+            return running_sum(np.concatenate([zero, x], axis=1))
+        return running_sum(np.concatenate([zero, x[:, :1], x[:, _ILP:], x[:, 1:_ILP]], axis=1))
     nv = n // lanes
     if nv < _ILP * 16:  # (fewer than 512 float32s: no ladder) one pass, then the fold
         vec = _row_sum_flat(x[:, :nv * lanes].reshape(rows, nv, lanes))
     else:
         vec = _row_sum(x[:, :nv * lanes].reshape(rows, nv, lanes).transpose(1, 0, 2))
     # a zero, the elements that fill no vector, then the lanes of the vector sum, in order
-    return _running(np.concatenate([zero, x[:, nv * lanes:], vec], axis=1))
+    return running_sum(np.concatenate([zero, x[:, nv * lanes:], vec], axis=1))
 
 
 def _small_sum(v, n, lanes):
@@ -157,9 +157,9 @@ def _row_sum_flat(v):
     rows, nv, lanes = v.shape
     n = nv // _ILP
     if not n:  # the accumulators hold zeros: the vectors left over, in order
-        return _running(v, axis=1)
-    parts = _running(v[:, :n * _ILP].reshape(rows, n, _ILP, lanes), axis=1)
-    return _running(np.concatenate([parts[:, :1], v[:, n * _ILP:], parts[:, 1:]], axis=1),
+        return running_sum(v, axis=1)
+    parts = running_sum(v[:, :n * _ILP].reshape(rows, n, _ILP, lanes), axis=1)
+    return running_sum(np.concatenate([parts[:, :1], v[:, n * _ILP:], parts[:, 1:]], axis=1),
                     axis=1)
 
 
@@ -171,7 +171,7 @@ def _row_sum(v):
     parts = _multi_row_sum(v[:n * _ILP].reshape((n, _ILP) + rest))
     # the first accumulator, the rows left over, then the other three accumulators
     seq = np.concatenate([parts[:1], v[n * _ILP:], parts[1:]], axis=0)
-    return _running(seq, axis=0)
+    return running_sum(seq, axis=0)
 
 
 def _multi_row_sum(rows):
@@ -184,31 +184,31 @@ def _multi_row_sum(rows):
     step = 1 << power
     full = size // step
     if full < step:  # one climb at most (under step**2 rows): chunk sums, then the tail
-        chunks = _running(rows[:full * step].reshape((full, step) + rest), axis=1) \
+        chunks = running_sum(rows[:full * step].reshape((full, step) + rest), axis=1) \
             if full else None
-        total = _running(rows[full * step:], axis=0) if full * step < size else None
+        total = running_sum(rows[full * step:], axis=0) if full * step < size else None
         if chunks is None:
             return total
-        chunks = _running(chunks, axis=0)
+        chunks = running_sum(chunks, axis=0)
         return chunks if total is None else total + chunks
     # level 0: sums of whole chunks of ``step`` rows, and the remainder's sum at the end
-    level = _running(rows[:full * step].reshape((full, step) + rest), axis=1) if full else None
-    total = _running(rows[full * step:], axis=0, start_zero=True)
+    level = running_sum(rows[:full * step].reshape((full, step) + rest), axis=1) if full else None
+    total = running_sum(rows[full * step:], axis=0, start_zero=True)
     for _ in range(1, _LEVELS - 1):
         if level is None:
             return total
         count = level.shape[0]
         groups = count // step
         # what this level holds at the end: the sums taken since it last passed one up
-        total = total + _running(level[groups * step:], axis=0, start_zero=True)
-        level = _running(level[:groups * step].reshape((groups, step) + rest), axis=1) \
+        total = total + running_sum(level[groups * step:], axis=0, start_zero=True)
+        level = running_sum(level[:groups * step].reshape((groups, step) + rest), axis=1) \
             if groups else None
     if level is not None:  # the top level keeps every sum it is given
-        total = total + _running(level, axis=0, start_zero=True)
+        total = total + running_sum(level, axis=0, start_zero=True)
     return total
 
 
-def _running(a, axis=-1, start_zero=False):
+def running_sum(a, axis=-1, start_zero=False):
     """Left-to-right sum along ``axis`` (PyTorch's running accumulator). NumPy reduces an
     axis that is not the innermost one row after row, but pairwise along the innermost one;
     there an accumulate gives the running sum. ``start_zero``: the accumulator starts at +0
@@ -254,7 +254,7 @@ def vec_sum_lastdim(a, lanes):
     if n < lanes:
         return np.add.accumulate(a, axis=1)[:, -1] if n else np.zeros(rows, a.dtype)
     nv = n // lanes
-    acc = _running(a[:, :nv * lanes].reshape(rows, nv, lanes), axis=1)
+    acc = running_sum(a[:, :nv * lanes].reshape(rows, nv, lanes), axis=1)
     tail = n - nv * lanes
     if tail:
         acc = acc.copy() if acc.base is not None else acc
@@ -292,15 +292,15 @@ def nll_sum(v, skipped=None):
             break
         groups = level.shape[0] // _NLL_STEP
         if groups < level.shape[0] / _NLL_STEP:
-            total = total + _running(level[groups * _NLL_STEP:], axis=0)
+            total = total + running_sum(level[groups * _NLL_STEP:], axis=0)
         else:
             total = total + zero
-        level = _running(level[:groups * _NLL_STEP].reshape(groups, _NLL_STEP), axis=1) \
+        level = running_sum(level[:groups * _NLL_STEP].reshape(groups, _NLL_STEP), axis=1) \
             if groups else level[:0]
     # the top level: element 0, then (beyond 16**7 elements) whole groups from below
     top = zero + v[0]
     if level.shape[0]:
-        top = top + _running(level, axis=0)
+        top = top + running_sum(level, axis=0)
     return (total + zero) + top
 
 

@@ -18,6 +18,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.function import once_differentiable
 from ._base import BuiltinFunction
 from .. import _random as R, _threads
+from ._cascade import running_sum  # a left-to-right sum along an axis
 
 _make = Tensor._make
 
@@ -79,22 +80,10 @@ def _bn_stats(x):
         return _bn_stats_rows(x.reshape(nb, c), n)
     # rows in PyTorch's (batch, position) order, one column per channel
     xt = np.ascontiguousarray(x.reshape(nb, c, -1).transpose(0, 2, 1)).reshape(n, c)
-    mean = (_seq_sum(xt.astype(np.float64), 0) / n).astype(dt)
+    mean = (running_sum(xt.astype(np.float64), 0) / n).astype(dt)
     d = xt - mean
-    var_sum = _seq_sum(np.multiply(d, d, out=d).astype(np.float64), 0).astype(dt)
+    var_sum = running_sum(np.multiply(d, d, out=d).astype(np.float64), 0).astype(dt)
     return mean, var_sum, n
-
-
-def _seq_sum(a, axis):
-    """Sum over ``axis`` strictly in index order.
-
-    NOTE: NumPy adds an outer axis row by row, but pairs terms up (another rounding) along
-    the innermost loop, which the summed axis becomes when it is the last or the only one
-    longer than 1; ``accumulate`` is sequential everywhere, at the cost of its output.
-    """
-    if axis == a.ndim - 1 or a.shape[-1] == 1:
-        return np.take(np.add.accumulate(a, axis=axis), -1, axis=axis)
-    return np.add.reduce(a, axis=axis)
 
 
 def _bn_stats_rows(x2, n):
@@ -107,13 +96,13 @@ def _bn_stats_rows(x2, n):
     dt, c = x2.dtype, x2.shape[1]
     # NOTE: padded rows add 0 (and square a zero deviation), leaving every block's sum as is
     xs = np.concatenate([x2, np.zeros((pad, c), dt)]).reshape(blocks, chunk, c)
-    mean = (_seq_sum(_seq_sum(xs, 1).astype(np.float64), 0) / n).astype(dt)
+    mean = (running_sum(running_sum(xs, 1).astype(np.float64), 0) / n).astype(dt)
     d = xs - mean
     d.reshape(-1, c)[n:] = 0
     acc = np.zeros((blocks, c), dt)
     for r in range(chunk):
         acc = _fma(d[:, r], d[:, r], acc)
-    return mean, _seq_sum(acc.astype(np.float64), 0).astype(dt), n
+    return mean, running_sum(acc.astype(np.float64), 0).astype(dt), n
 
 
 def _bn_train_exact(x, rm, rv, momentum, eps):

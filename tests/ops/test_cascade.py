@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import numtorch
-from numtorch.ops._cascade import nll_sum, torch_sum, vec_sum_lastdim, _running
+from numtorch.ops._cascade import nll_sum, torch_sum, vec_sum_lastdim, running_sum
 
 SHAPES = [(n,) for n in (1, 5, 7, 8, 9, 31, 32, 33, 100, 257, 640, 1000, 2047, 5000, 30000)] + [
     (3, 5), (5, 3), (7, 8), (16, 33), (33, 16), (64, 10), (10, 64), (128, 256), (2, 3, 4),
@@ -63,7 +63,7 @@ def test_sum_keeps_pytorch_zero_sign_and_specials():
 
 
 def test_running_sum_is_left_to_right():
-    # _running relies on NumPy reducing a non-innermost axis row after row
+    # running_sum relies on NumPy reducing a non-innermost axis row after row
     rng = np.random.default_rng(1)
     for k in (2, 3, 8):
         a = (rng.standard_normal((1000, k)) * 1000).astype(np.float32)
@@ -71,12 +71,12 @@ def test_running_sum_is_left_to_right():
         acc = np.zeros(k, np.float32)
         for row in a:
             acc = acc + row
-        assert np.array_equal(_running(a, axis=0), acc)
+        assert np.array_equal(running_sum(a, axis=0), acc)
     v = (rng.standard_normal(1000) * 1000).astype(np.float32)
     acc = np.float32(0)
     for e in v:
         acc = np.float32(acc + e)
-    assert _running(v, axis=0) == acc
+    assert running_sum(v, axis=0) == acc
 
 
 def test_vec_sum_lastdim_order():
