@@ -128,8 +128,19 @@ class Tensor:
     def shape(self):
         return Size(self._data.shape)
 
-    def size(self, dim=None):
-        """The shape as ``torch.Size``, or the length of dimension ``dim``."""
+    def size(self, dim=None, **numpy_names):
+        """The shape as ``torch.Size``, or the length of dimension ``dim`` (also spelled
+        ``axis``, as PyTorch's parser allows; handled here, not by ``ops/_numpy_names``'s
+        wrapper, which would add a call to this hot method)."""
+        if numpy_names:
+            from .ops._numpy_names import rename
+            if dim is not None:
+                numpy_names["dim"] = dim
+            rename("size", numpy_names)
+            dim = numpy_names.pop("dim", None)
+            if numpy_names:
+                raise TypeError(f"size() got an unexpected keyword argument "
+                                f"'{next(iter(numpy_names))}'")
         if dim is None:
             return Size(self._data.shape)
         return self._data.shape[self._wrap_size_dim(dim)]

@@ -552,3 +552,15 @@ def test_core_classes_pickle_without_a_torch_module():
     assert out.stdout.strip() == "['Tensor', 'Size', 'device', 'Parameter'] True False", \
         out.stderr
     assert pickle.loads(pickle.dumps(numtorch.Size([2, 3]))) == (2, 3)
+
+
+def test_size_takes_numpy_names_itself(torch):
+    # Tensor.size is hot (x.size(0) in every model): it takes ``axis`` itself instead of
+    # going through ops/_numpy_names's wrapper, with PyTorch's errors
+    assert not hasattr(numtorch.Tensor.size, "__wrapped__")
+    for m in (numtorch, torch):
+        y = m.ones(2, 3)
+        assert (y.size(axis=1), y.size(dim=0), tuple(y.size())) == (3, 2, (2, 3))
+    from helpers import check_error
+    check_error(lambda m: m.ones(2, 3).size(dim=1, axis=1))
+    check_error(lambda m: m.ones(2, 3).size(foo=1))

@@ -104,6 +104,8 @@ def install(namespace, tensor_cls):
     for name, fn in list(vars(tensor_cls).items()):
         if name.startswith("_") or name in _PYTHON_OPS or name == "unflatten":  # Python too
             continue
+        if name == "size":  # a hot method that takes the NumPy names itself
+            continue
         if isinstance(fn, types.FunctionType) and _takes_dim(fn):
             # a method made by ``_method`` is re-made around the op itself (no extra call)
             setattr(tensor_cls, name, with_numpy_names(getattr(fn, "__wrapped__", fn), name))
