@@ -33,18 +33,12 @@ import math
 
 import numpy as np
 
-__all__ = ["torch_sum", "applies", "vec_sum_lastdim", "VEC_LANES", "nll_sum", "running_sum"]
+__all__ = ["torch_sum", "vec_sum_lastdim", "VEC_LANES", "nll_sum", "running_sum"]
 
 LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
 _ILP = 4            # interleaved accumulators of row_sum
 _LEVELS = 4         # levels of multi_row_sum
 _OUTER_BLOCK = 4    # vectors per column block of the outer sum
-
-
-def applies(x, npdt):
-    """Whether ``torch_sum`` replays PyTorch's order for ``x`` summed in ``npdt``: float32
-    or float64 data summed in its own dtype (other dtypes keep NumPy's sum)."""
-    return npdt is x.dtype and npdt in LANES
 
 
 def torch_sum(x, dims, npdt, keepdim):
@@ -70,12 +64,9 @@ def torch_sum(x, dims, npdt, keepdim):
 
 def _ordered_sum(x, dims):
     """The sum in PyTorch's order as a flat array of outputs, or None where not replayed."""
-    if len(dims) == x.ndim:  # everything, in memory order (how PyTorch's iterator walks it)
-        if x.flags.c_contiguous:
-            return _inner(x.reshape(1, -1))
-        if x.flags.f_contiguous:
-            return _inner(x.T.reshape(1, -1))
-        return None
+    if len(dims) == x.ndim:  # everything, in memory order (how PyTorch's iterator walks it;
+        # torch_sum took the C-contiguous case)
+        return _inner(x.T.reshape(1, -1)) if x.flags.f_contiguous else None
     if not x.flags.c_contiguous or dims != tuple(range(dims[0], dims[-1] + 1)):
         return None
     shape = x.shape

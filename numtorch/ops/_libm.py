@@ -23,7 +23,6 @@ import numpy as np
 __all__ = ["wrap", "exp", "expm1", "log", "log1p", "sin", "cos", "sinh", "cosh", "tanh"]
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
-_WIDE_OF_F32 = np.float64
 _HAS_WIDE = np.finfo(np.longdouble).nmant > np.finfo(np.float64).nmant
 WIDE64_LIMIT = 1 << 16
 
@@ -47,7 +46,7 @@ def wrap(np_fn):
         dt = getattr(x, "dtype", None)
         if dt is _F32:
             # (NumPy scalars have astype too: a 0-d input stays a scalar, as with np_fn)
-            r = np_fn(x, dtype=_WIDE_OF_F32)
+            r = np_fn(x, dtype=np.float64)
         elif dt is _F64 and wide64 and x.size <= WIDE64_LIMIT:
             r = np_fn(x.astype(np.longdouble))
         else:

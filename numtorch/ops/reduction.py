@@ -11,7 +11,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
 from . import _libm
-from ._cascade import LANES as _CASCADE_LANES, VEC_LANES, torch_sum, vec_sum_lastdim
+from ._cascade import VEC_LANES, torch_sum, vec_sum_lastdim
 from ._util import (not_a_tensor, wrap_dim, wrap_dims, as_array, cast, reshape_array,
                     sum_to_dims, no_complex, write_out, write_out_pair)
 from . import return_types
@@ -73,10 +73,8 @@ class Sum(BuiltinFunction):
         ctx.shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
         npdt = _sum_dtype(x.dtype, dtype)
         # float sums in PyTorch's order (ops/_cascade.py); others by np.add.reduce, what
-        # np.sum calls on an ndarray, less its Python wrapper
-        if npdt is x.dtype and npdt in _CASCADE_LANES:
-            return as_array(torch_sum(x, dims, npdt, keepdim))
-        return as_array(np.add.reduce(x, axis=dims, dtype=npdt, keepdims=keepdim))
+        # np.sum calls on an ndarray, less its Python wrapper (torch_sum falls back to it)
+        return as_array(torch_sum(x, dims, npdt, keepdim))
 
     @staticmethod
     def backward(ctx, g):
