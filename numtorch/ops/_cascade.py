@@ -205,15 +205,26 @@ def running_sum(a, axis=-1, start_zero=False):
     there an accumulate gives the running sum. ``start_zero``: the accumulator starts at +0
     (it only matters for the sign of a zero sum), and an empty axis sums to it."""
     axis %= a.ndim
-    if a.shape[axis] == 0:
+    n = a.shape[axis]
+    if n == 0:
         return np.zeros(a.shape[:axis] + a.shape[axis + 1:], a.dtype)
     if math.prod(a.shape[axis + 1:]) > 1:
         s = np.add.reduce(a, axis=axis)
+    elif a.size >= _OUTER_ROWS * n:
+        # NOTE: the axis is the innermost one (but for size-1 dims): with enough rows, a copy
+        # that makes it the outermost is reduced row by row, 3-10x faster than an accumulate
+        moved = a.T if a.ndim == 2 else np.moveaxis(a, axis, 0)
+        s = np.add.reduce(np.ascontiguousarray(moved), axis=0)
     elif axis == a.ndim - 1:
         s = np.add.accumulate(a, axis=axis)[..., -1]
     else:
         s = np.take(np.add.accumulate(a, axis=axis), -1, axis=axis)
     return s + a.dtype.type(0) if start_zero else s
+
+
+# rows from which running_sum sums an innermost axis through a transposed copy (with fewer,
+# the copy costs more than the accumulate saves; one row would be reduced pairwise)
+_OUTER_ROWS = 8
 
 
 def _cpu_vector_floats():
@@ -243,7 +254,7 @@ def vec_sum_lastdim(a, lanes):
     """
     rows, n = a.shape
     if n < lanes:
-        return np.add.accumulate(a, axis=1)[:, -1] if n else np.zeros(rows, a.dtype)
+        return running_sum(a, axis=1)
     nv = n // lanes
     acc = running_sum(a[:, :nv * lanes].reshape(rows, nv, lanes), axis=1)
     tail = n - nv * lanes

@@ -830,11 +830,20 @@ def _lastdim_kernel(x, dim):
     return x.dtype is _F32 and dim % x.ndim == x.ndim - 1 and x.flags.c_contiguous
 
 
+def _row_max(rows):
+    """The max of each row of 2-D ``rows``, as a column. Many short rows (a batch of class
+    scores) are reduced through a transposed copy: NumPy is slow along short inner rows."""
+    n, k = rows.shape
+    if k <= 32 and n >= 32:
+        return _max(np.ascontiguousarray(rows.T), axis=0)[:, None]
+    return _max(rows, 1, keepdims=True)
+
+
 def _softmax_lastdim(x):
     """PyTorch's float32 softmax along the last dim: exp(x - max), its sum in the vector
     order of ``vec::reduce_all``, then a multiplication by the sum's reciprocal."""
     rows = x.reshape(-1, x.shape[-1])
-    e = _libm.exp(np.subtract(rows, _max(rows, 1, keepdims=True)))
+    e = _libm.exp(np.subtract(rows, _row_max(rows)))
     inv = np.reciprocal(vec_sum_lastdim(e, VEC_LANES))
     return np.multiply(e, inv[:, None], out=e).reshape(x.shape)
 
@@ -843,7 +852,7 @@ def _log_softmax_lastdim(x):
     """PyTorch's float32 log_softmax along the last dim: (x - max) - log(sum of exp(x - max)),
     the sum in the vector order of ``vec::map_reduce_all``."""
     rows = x.reshape(-1, x.shape[-1])
-    shifted = np.subtract(rows, _max(rows, 1, keepdims=True))
+    shifted = np.subtract(rows, _row_max(rows))
     log_sum = _libm.log(vec_sum_lastdim(_libm.exp(shifted), VEC_LANES))
     return np.subtract(shifted, log_sum[:, None], out=shifted).reshape(x.shape)
 

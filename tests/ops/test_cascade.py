@@ -79,6 +79,20 @@ def test_running_sum_is_left_to_right():
     assert running_sum(v, axis=0) == acc
 
 
+@pytest.mark.parametrize("shape,axis", [((5, 7), 1), ((8, 7), 1), ((300, 10), 1),
+                                        ((9, 40, 1), 1), ((3, 4, 33), -1), ((16, 3), 1)])
+def test_running_sum_of_an_innermost_axis_is_left_to_right(shape, axis):
+    # few rows: an accumulate; more: a transposed copy reduced row by row (same order)
+    rng = np.random.default_rng(2)
+    a = (rng.standard_normal(shape) * 1000).astype(np.float32)
+    a.reshape(-1)[::5] *= 1e-4
+    moved = np.moveaxis(a, axis, -1)
+    acc = moved[..., 0].copy()
+    for j in range(1, moved.shape[-1]):
+        acc = acc + moved[..., j]
+    assert np.array_equal(running_sum(a, axis=axis), acc)
+
+
 def test_vec_sum_lastdim_order():
     # 8 lanes: lanes accumulate along the row, then fold in halves: (0+4, 1+5, ...), ...
     a = np.float32([[1e8, 1, -1e8, 1, 0, 0, 0, 0, 0]])
