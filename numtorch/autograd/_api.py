@@ -1,6 +1,8 @@
 """``autograd.backward`` and ``autograd.grad``: argument checking around the engine."""
 import warnings
 
+import numpy as np
+
 from .engine import run_backward
 from .graph import GradientEdge
 
@@ -33,7 +35,6 @@ def _grads_arg(grads, n):
 def _root_grads(outputs, grad_outputs, create_graph):
     """Check outputs and make their initial gradients (ones for scalars), as PyTorch's
     ``_make_grads`` does (pairs beyond the shorter list are dropped, then counted)."""
-    from .. import _creation
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         shape, dtype, rg = _out_meta(out)
@@ -54,7 +55,7 @@ def _root_grads(outputs, grad_outputs, create_graph):
                 if not dtype.is_floating_point:
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {dtype}")
-                g = _creation.ones(shape, dtype=dtype)
+                g = Tensor._make(np.ones(shape, dtype.np), None, False)
         else:
             raise TypeError("gradients can be either Tensors or None, but got "
                             f"{type(g).__name__}")

@@ -37,6 +37,8 @@ def _discover(roots):
     """The number of edges into every node reachable from ``roots`` (iterative DFS)."""
     deps = {}
     stack = [n for n in roots if n is not None]
+    if len(stack) > 1:  # a root given twice (grad([z, z], x)) is walked once
+        stack = list(dict.fromkeys(stack))
     seen = set(stack)  # the roots; every other node seen is a key of deps
     get = deps.get
     push = stack.append
@@ -175,7 +177,9 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
                     node = heappop(heap)[1] if heap else None
                     g = None
                     continue
-            elif node._x is not None or type(node) is AccumulateGrad:
+            elif node._x is not None or (type(node) is AccumulateGrad and
+                                         node.variable._hooks):
+                # (a node without _x has no hooks of its own: only a leaf's tensor hooks)
                 grads = _pre_hooks(node, grads)
             g = grads[0] if len(grads) == 1 else None
         else:
@@ -246,17 +250,23 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
                     else:
                         g = make(g, None, False)
                 grads = [g]
-            for g in grads:
-                if g is not None:
-                    outs = node._backward(grads, create_graph)
-                    break
+            if type(node) is AccumulateGrad and node._x is None and grads[0] is not None:
+                # NOTE: AccumulateGrad._backward inlined for a leaf's node without hooks (no
+                # post hooks, nothing to release): the usual leaf
+                node.variable._accumulate_grad(grads[0], create_graph)
+                outs = ()
             else:
-                outs = node._backward(grads, create_graph) if type(node) is AccumulateGrad \
-                    else [None] * len(node.next_functions)
-            if node._post_hooks:
-                outs = _post_hooks(node, outs, grads)
-            if not retain_graph:
-                node._release()
+                for g in grads:
+                    if g is not None:
+                        outs = node._backward(grads, create_graph)
+                        break
+                else:
+                    outs = node._backward(grads, create_graph) \
+                        if type(node) is AccumulateGrad else [None] * len(node.next_functions)
+                if node._post_hooks:
+                    outs = _post_hooks(node, outs, grads)
+                if not retain_graph:
+                    node._release()
         ready = None
         g = None
         for (child, nr), gi in zip(node.next_functions, outs):

@@ -4,7 +4,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
-from ._cascade import torch_sum
+from ._cascade import column_sums, torch_sum
 
 _ndarray = np.ndarray
 _FROM_NP = D._FROM_NP
@@ -184,6 +184,9 @@ def sum_to_shape_array(d, shape):
     if gshape == shape:
         return d
     lead = len(gshape) - len(shape)
+    if len(gshape) == 2 and gshape[1:] == shape[-1:] and shape[:-1] in ((), (1,)):
+        # a bias gradient (batch, features) summed over the batch: the common case
+        return column_sums(d).reshape(shape)
     dims = tuple(sum_to_dims(gshape, shape))
     out = torch_sum(d, dims, d.dtype, True) if dims else d
     if lead:

@@ -239,7 +239,8 @@ class Transpose(BuiltinFunction):
     @staticmethod
     def forward(ctx, x, d0, d1):
         ctx.d0, ctx.d1 = d0, d1
-        return np.swapaxes(x, d0, d1) if x.ndim else x.view()  # 0-d: dims 0 and -1 alias
+        # (the method: np.swapaxes is a Python wrapper around it)
+        return x.swapaxes(d0, d1) if x.ndim else x.view()  # 0-d: dims 0 and -1 alias
 
     @staticmethod
     def backward(ctx, g):
@@ -249,7 +250,7 @@ class Transpose(BuiltinFunction):
     def _np_backward(ctx, d):
         # NOTE: first order: the view the Tensor op would make (same strides), outside the
         # graph; no dispatch, no view node
-        return (np.swapaxes(d, ctx.d0, ctx.d1) if d.ndim else d.view()), None, None
+        return (d.swapaxes(ctx.d0, ctx.d1) if d.ndim else d.view()), None, None
 
 
 class T(Transpose):

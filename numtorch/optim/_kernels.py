@@ -17,6 +17,7 @@ array-times-array ``addcmul_``, the emulation runs.
 array([0., 0.], dtype=float32)
 """
 import math
+import os
 
 import numpy as np
 
@@ -70,15 +71,37 @@ def _axpy_(y, a, b):
 
 
 def _chunked(axpy, x, y, a):
-    """axpy on 1-D contiguous ``x``, ``y`` in pieces of ``_CHUNK``: y += a * x in place.
+    """axpy on 1-D contiguous ``x``, ``y`` in pieces of ``_CHUNK``: y += a * x in place
+    (in one piece where OpenBLAS runs on one thread).
 
     NOTE: OpenBLAS threads an axpy longer than 10000; waking its threads on a busy machine
     costs milliseconds, a piece costs a microsecond.
     """
+    n = y.size
+    if n <= _CHUNK or _one_blas_thread():
+        return axpy(x, y, a=a)
     res = None
-    for i in range(0, y.size, _CHUNK):
+    for i in range(0, n, _CHUNK):
         res = axpy(x[i:i + _CHUNK], y[i:i + _CHUNK], a=a)
     return res
+
+
+_ONE_THREAD = []            # _one_blas_thread's answer, once known
+
+
+def _one_blas_thread():
+    """Whether OpenBLAS runs on one thread: the machine has one core, or the variable it reads
+    first of OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS, OMP_NUM_THREADS says 1 (read once: it
+    reads them when it loads)."""
+    if not _ONE_THREAD:
+        one = (os.cpu_count() or 1) == 1
+        for var in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"):
+            value = os.environ.get(var, "").strip()
+            if value:
+                one = one or value == "1"
+                break
+        _ONE_THREAD.append(one)
+    return _ONE_THREAD[0]
 
 
 def _blas_axpy(dt):

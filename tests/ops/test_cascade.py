@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 import numtorch
-from numtorch.ops._cascade import nll_sum, torch_sum, vec_sum_lastdim, running_sum
+from numtorch.ops._cascade import (column_sums, nll_sum, torch_sum, vec_sum_lastdim,
+                                   running_sum)
 
 SHAPES = [(n,) for n in (1, 5, 7, 8, 9, 31, 32, 33, 100, 257, 640, 1000, 2047, 5000, 30000)] + [
     (3, 5), (5, 3), (7, 8), (16, 33), (33, 16), (64, 10), (10, 64), (128, 256), (2, 3, 4),
@@ -37,6 +38,22 @@ def test_sum_bits_match_pytorch(torch, shape, dtype):
             want = torch.from_numpy(x).sum(dim=dims, keepdim=keepdim).numpy()
             got = numtorch.from_numpy(x).sum(dim=dims, keepdim=keepdim).numpy()
             assert got.shape == want.shape and np.array_equal(got, want), (dims, keepdim)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("rows", [1, 2, 15, 16, 17, 40, 128, 255, 256, 700])
+def test_column_sums_bias_gradient_bits_match_pytorch(torch, rows, dtype):
+    # column_sums takes the usual bias-gradient case directly, the others through torch_sum
+    for cols in (8, 32, 64, 96, 100):
+        x = _data((rows, cols), dtype, rows * 7 + cols)
+        want = torch.from_numpy(x).sum(0).numpy()
+        assert np.array_equal(column_sums(x), want), cols
+        assert np.array_equal(column_sums(x), torch_sum(x, (0,), x.dtype, False)), cols
+    g = _data((rows, 64), dtype, rows)
+    b = numtorch.zeros(64, dtype=numtorch.float32 if dtype == np.float32 else numtorch.float64,
+                       requires_grad=True)
+    (numtorch.zeros(rows, 64, dtype=b.dtype) + b).backward(numtorch.from_numpy(g))
+    assert np.array_equal(b.grad.numpy(), torch.from_numpy(g).sum(0).numpy())
 
 
 def test_mean_and_layouts_match_pytorch(torch):

@@ -192,3 +192,37 @@ def test_sgd_maximize_weight_decay_on_0d_parameter(torch):
             opt.step()
         res.append(w.detach().numpy().copy())
     assert _bits(res[0]) == _bits(res[1])
+
+
+def _counting_axpy(calls):
+    def axpy(x, y, a):
+        calls.append(x.size)
+        y += a * x
+        return y
+    return axpy
+
+
+@pytest.mark.parametrize("one_thread", [True, False])
+def test_chunked_axpy_in_one_call_when_blas_has_one_thread(monkeypatch, one_thread):
+    monkeypatch.setattr(K, "_ONE_THREAD", [one_thread])
+    calls = []
+    n = 2 * K._CHUNK + 5
+    y = np.zeros(n, np.float32)
+    K._chunked(_counting_axpy(calls), np.ones(n, np.float32), y, np.float32(2))
+    assert calls == ([n] if one_thread else [K._CHUNK, K._CHUNK, 5])
+    assert (y == 2).all()
+
+
+@pytest.mark.parametrize("env,one", [({"OPENBLAS_NUM_THREADS": "1"}, True),
+                                     ({"OPENBLAS_NUM_THREADS": "2", "OMP_NUM_THREADS": "1"},
+                                      False),
+                                     ({"OMP_NUM_THREADS": "1"}, True),
+                                     ({"GOTO_NUM_THREADS": "4", "OMP_NUM_THREADS": "1"}, False)])
+def test_one_blas_thread_reads_openblas_variables_in_its_order(monkeypatch, env, one):
+    for var in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"):
+        monkeypatch.delenv(var, raising=False)
+    for var, value in env.items():
+        monkeypatch.setenv(var, value)
+    monkeypatch.setattr(K, "_ONE_THREAD", [])
+    monkeypatch.setattr(K.os, "cpu_count", lambda: 8)
+    assert K._one_blas_thread() is one
