@@ -307,8 +307,11 @@ def nll_sum(v, skipped=None):
     then groups of 16 climb; finally the levels are added from the bottom to a zero. A
     position in ``skipped`` (an ignored target) adds nothing and passes nothing up.
 
+    Element 0 waits at the top while 1, -1e8, 1 are summed (to -1e8 in float32); left to
+    right would give 1.0:
+
     >>> float(nll_sum(np.float32([1e8, 1.0, -1e8, 1.0])))
-    2.0
+    0.0
     """
     n = v.shape[0]
     if skipped is not None and skipped.any():

@@ -10,7 +10,7 @@ import numtorch
 
 MODULES = [
     "numtorch.nn.init", "numtorch.nn.functional", "numtorch.ops.activation",
-    "numtorch.ops.loss", "numtorch.ops.conv", "numtorch.ops.pooling",
+    "numtorch.ops.loss", "numtorch.ops._cascade", "numtorch.ops.conv", "numtorch.ops.pooling",
     "numtorch.ops.normalization", "numtorch.ops.rnn_cells", "numtorch.ops.random_ops",
     "numtorch.nn.modules.activation",
     "numtorch.nn.modules.adaptive",
