@@ -29,10 +29,18 @@ from ..ops import shape as S
 from ..ops.conv import Convolution, ConvGeom, ConvTranspose
 from ..ops.inplace import inplace as _inplace
 from ..ops.linalg import linear, einsum
-from ..ops._util import number_argument
+from ..ops._util import invalid_arguments, not_a_tensor, number_argument, wrap_dim
 from .modules.utils import _ntuple, _pair, _single, _triple
 
 _make = Tensor._make
+
+
+def _tensor_args(op, *args):
+    """PyTorch's TypeError for the first non-tensor among ``args`` ((name, value, position)
+    triples, in the order PyTorch's parser reads them)."""
+    for name, value, position in args:
+        if not isinstance(value, Tensor):
+            raise not_a_tensor(op, value, name, position)
 
 
 def _const(a):
@@ -60,15 +68,22 @@ def _relabel(out, backward_name):
 
 
 # ---- activations -------------------------------------------------------------------------
-def _act(x, op, *args, inplace=False, keep_int=False):
-    """Apply activation ``op`` (a BuiltinFunction), in place when asked.
+def _act(x, op, *args, inplace=False, keep_int=False, name=None):
+    """Apply activation ``op`` (a BuiltinFunction), in place when asked; ``name`` is the
+    public op's, for PyTorch's TypeError on a non-tensor.
 
     Integer inputs become float unless ``keep_int`` (clamping ops keep the dtype, as PyTorch).
     """
     if inplace:  # some in-place forms save their output instead of the input (PyTorch's)
+        if not isinstance(x, Tensor):
+            raise not_a_tensor(f"{name}_", x)
         op = A.INPLACE_VARIANTS.get(op, op)
         return _inplace(x, lambda t: op.apply(t, *args))
-    return op.apply(x if keep_int else A.float_input(x), *args)
+    if keep_int:
+        if not isinstance(x, Tensor):
+            raise not_a_tensor(name, x)
+        return op.apply(x, *args)
+    return op.apply(A.float_input(x, name), *args)
 
 
 def _int_scalars(input, *values):
@@ -95,6 +110,8 @@ def relu_(input):
 
 def relu6(input, inplace=False):
     """min(max(x, 0), 6) (grad_fn ``HardtanhBackward0``, as PyTorch)."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("relu6", input)
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
@@ -112,7 +129,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
             int(min_val), int(max_val)) < 0:
         raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     min_val, max_val = _int_scalars(input, min_val, max_val)
-    return _act(input, A.Hardtanh, min_val, max_val, inplace=inplace, keep_int=True)
+    return _act(input, A.Hardtanh, min_val, max_val, inplace=inplace, keep_int=True,
+                name="hardtanh")
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
@@ -125,7 +143,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     >>> leaky_relu(torch.tensor([-1.0, 1.0]), 0.1)
     tensor([-0.1000,  1.0000])
     """
-    return _act(input, A.LeakyRelu, negative_slope, inplace=inplace)
+    return _act(input, A.LeakyRelu, negative_slope, inplace=inplace, name="leaky_relu")
 
 
 def leaky_relu_(input, negative_slope=0.01):
@@ -138,7 +156,7 @@ def elu(input, alpha=1.0, inplace=False):
     >>> elu(torch.tensor([-1.0, 1.0]))
     tensor([-0.6321,  1.0000])
     """
-    return _act(input, A.Elu, alpha, 1.0, 1.0, inplace=inplace)
+    return _act(input, A.Elu, alpha, 1.0, 1.0, inplace=inplace, name="elu")
 
 
 def elu_(input, alpha=1.0):
@@ -155,7 +173,7 @@ def selu(input, inplace=False):
     >>> selu(torch.tensor([1.0]))
     tensor([1.0507])
     """
-    return _act(input, A.Elu, _SELU_ALPHA, _SELU_SCALE, 1.0, inplace=inplace)
+    return _act(input, A.Elu, _SELU_ALPHA, _SELU_SCALE, 1.0, inplace=inplace, name="selu")
 
 
 def selu_(input):
@@ -170,7 +188,7 @@ def celu(input, alpha=1.0, inplace=False):
     """
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
-    return _act(input, A.Celu, alpha, 1.0, 1.0 / alpha, inplace=inplace)
+    return _act(input, A.Celu, alpha, 1.0, 1.0 / alpha, inplace=inplace, name="celu")
 
 
 def celu_(input, alpha=1.0):
@@ -185,7 +203,7 @@ def gelu(input, approximate="none"):
     """
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    return A.Gelu.apply(A.float_input(input), approximate)
+    return A.Gelu.apply(A.float_input(input, "gelu"), approximate)
 
 
 def silu(input, inplace=False):
@@ -194,7 +212,7 @@ def silu(input, inplace=False):
     >>> silu(torch.tensor([1.0]))
     tensor([0.7311])
     """
-    return _act(input, A.Silu, inplace=inplace)
+    return _act(input, A.Silu, inplace=inplace, name="silu")
 
 
 def mish(input, inplace=False):
@@ -203,7 +221,7 @@ def mish(input, inplace=False):
     >>> mish(torch.tensor([1.0]))
     tensor([0.8651])
     """
-    return _act(input, A.Mish, inplace=inplace)
+    return _act(input, A.Mish, inplace=inplace, name="mish")
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -212,7 +230,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     >>> softplus(torch.tensor([0.0]))
     tensor([0.6931])
     """
-    return A.Softplus.apply(A.float_input(input), beta, threshold)
+    return A.Softplus.apply(A.float_input(input, "softplus"), beta, threshold)
 
 
 def softsign(input):
@@ -230,7 +248,7 @@ def hardsigmoid(input, inplace=False):
     >>> hardsigmoid(torch.tensor([0.0, 4.0]))
     tensor([0.5000, 1.0000])
     """
-    return _act(input, A.Hardsigmoid, inplace=inplace)
+    return _act(input, A.Hardsigmoid, inplace=inplace, name="hardsigmoid")
 
 
 def hardswish(input, inplace=False):
@@ -239,7 +257,7 @@ def hardswish(input, inplace=False):
     >>> hardswish(torch.tensor([1.0]))
     tensor([0.6667])
     """
-    return _act(input, A.Hardswish, inplace=inplace)
+    return _act(input, A.Hardswish, inplace=inplace, name="hardswish")
 
 
 def sigmoid(input):
@@ -248,7 +266,7 @@ def sigmoid(input):
     >>> sigmoid(torch.tensor([0.0]))
     tensor([0.5000])
     """
-    return E.sigmoid(input)
+    return input.sigmoid()  # a method call, as PyTorch's (its AttributeError for a list)
 
 
 def tanh(input):
@@ -257,7 +275,7 @@ def tanh(input):
     >>> tanh(torch.tensor([0.0]))
     tensor([0.])
     """
-    return E.tanh(input)
+    return input.tanh()  # a method call, as PyTorch's (its AttributeError for a list)
 
 
 def logsigmoid(input):
@@ -266,7 +284,7 @@ def logsigmoid(input):
     >>> logsigmoid(torch.tensor([0.0]))
     tensor([-0.6931])
     """
-    return A.LogSigmoid.apply(A.float_input(input))
+    return A.LogSigmoid.apply(A.float_input(input, "log_sigmoid"))
 
 
 def tanhshrink(input):
@@ -284,7 +302,7 @@ def softshrink(input, lambd=0.5):
     >>> softshrink(torch.tensor([-1.0, 0.2, 1.0]))
     tensor([-0.5000,  0.0000,  0.5000])
     """
-    return A.Softshrink.apply(A.float_input(input), lambd)
+    return A.Softshrink.apply(A.float_input(input, "softshrink"), lambd)
 
 
 def hardshrink(input, lambd=0.5):
@@ -293,6 +311,8 @@ def hardshrink(input, lambd=0.5):
     >>> hardshrink(torch.tensor([-1.0, 0.2]))
     tensor([-1.,  0.])
     """
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("hardshrink", input)
     lambd = number_argument(lambd, "hardshrink", "lambd", 2)
     _floating_only(input, "hardshrink_cpu")
     return A.Hardshrink.apply(input, lambd)
@@ -314,7 +334,8 @@ def threshold(input, threshold, value, inplace=False):
     if isinstance(input, Tensor) and input.dtype is D.bool_:
         raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
     threshold, value = _int_scalars(input, threshold, value)
-    return _act(input, A.Threshold, threshold, value, inplace=inplace, keep_int=True)
+    return _act(input, A.Threshold, threshold, value, inplace=inplace, keep_int=True,
+                name="threshold")
 
 
 def threshold_(input, threshold_value, value):
@@ -327,6 +348,8 @@ def prelu(input, weight):
     >>> prelu(torch.tensor([[-1.0, 1.0]]), torch.tensor([0.25]))
     tensor([[-0.2500,  1.0000]])
     """
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("prelu", input)
     if not isinstance(weight, Tensor):
         raise TypeError(f"prelu(): argument 'weight' (position 2) must be Tensor, not "
                         f"{type(weight).__name__}")
@@ -360,6 +383,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 def _rrelu(input, lower, upper, training, inplace, generator=None):
     """``rrelu``, drawing from ``generator`` (``torch.rrelu`` takes one)."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("rrelu", input)
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
@@ -367,7 +392,7 @@ def _rrelu(input, lower, upper, training, inplace, generator=None):
             op = P.named(A.LeakyReluResult, "RreluWithNoiseBackward1")
             return _inplace(input, lambda t: op.apply(t, (lower + upper) / 2))
         op = P.named(A.LeakyRelu, "RreluWithNoiseBackward0")
-        return _act(input, op, (lower + upper) / 2)
+        return _act(input, op, (lower + upper) / 2, name="rrelu")
     noise = _rrelu_noise(input._data, lower, upper, generator)
     if inplace:
         return _inplace(input, lambda t: A.RreluWithNoiseResult.apply(t, _const(noise)))
@@ -473,15 +498,32 @@ def bilinear(input1, input2, weight, bias=None):
     >>> bilinear(torch.ones(1, 2), torch.ones(1, 3), torch.ones(4, 2, 3)).shape
     torch.Size([1, 4])
     """
-    if input1.shape[:-1] != input2.shape[:-1]:
-        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got "
-                           f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
+    _tensor_args("bilinear", ("input1", input1, 1), ("input2", input2, 2))
+    _check_bilinear(input1, input2, weight, bias)
     lead = tuple(input1.shape[:-1])
     x1 = input1.reshape(-1, input1.shape[-1])
     x2 = input2.reshape(-1, input2.shape[-1])
     out = einsum("bi,kij,bj->bk", x1, weight, x2).reshape(lead + (weight.shape[0],))
     # NOTE: the bias goes on last, so the output's grad_fn is AddBackward0 as PyTorch's
     return out if bias is None else out + bias
+
+
+def _check_bilinear(input1, input2, weight, bias):
+    """PyTorch's bilinear checks, in its order: dims, batch sizes, then sizes per weight."""
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and "
+                           f"{input2.dim()}")
+    for i, (a, b) in enumerate(zip(input1.shape[:-1], input2.shape[:-1])):
+        if a != b:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: "
+                               f"got {a} and {b}")
+    for k, x in ((1, input1), (2, input2)):
+        if x.shape[-1] != weight.shape[k]:
+            raise RuntimeError(f"bilinear(): input{k} size does not match weight size: got "
+                               f"{x.shape[-1]} but expected {weight.shape[k]}")
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{bias.shape[0]} but expected {weight.shape[0]}")
 
 
 # ---- dropout -----------------------------------------------------------------------------
@@ -537,6 +579,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
     >>> dropout(torch.ones(4), 0.5)
     tensor([0., 0., 2., 0.])
     """
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("dropout", input)
     return _dropout_impl(input, p, training, inplace)
 
 
@@ -546,6 +590,8 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
     >>> alpha_dropout(torch.ones(2), 0.5)
     tensor([1., 1.])
     """
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("alpha_dropout", input)
     return _dropout_impl(input, p, training, inplace, alpha=True)
 
 
@@ -555,6 +601,8 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     >>> feature_alpha_dropout(torch.ones(1, 2), 0.5)
     tensor([[1., 1.]])
     """
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("feature_alpha_dropout", input)
     return _dropout_impl(input, p, training, inplace, feature=True, alpha=True)
 
 
@@ -786,6 +834,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     >>> soft_margin_loss(torch.tensor([0.0]), torch.tensor([1.0]))
     tensor(0.6931)
     """
+    _tensor_args("soft_margin_loss", ("input", input, 1), ("target", target, 2))
     return _pointwise(LS.SoftMarginLoss, input, target,
                       _reduction(reduction, size_average, reduce))
 
@@ -1011,6 +1060,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                           "behave the same as 'batchmean' in the next major release.",
                           stacklevel=2)
         red = "sum" if reduction == "batchmean" else _reduction(reduction)
+    _tensor_args("kl_div", ("input", input, 1), ("target", target, 2))
     if log_target:
         loss = target.exp() * (target - input)
     else:
@@ -1028,6 +1078,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     >>> poisson_nll_loss(torch.tensor([0.0]), torch.tensor([1.0]))
     tensor(1.)
     """
+    _tensor_args("poisson_nll_loss", ("input", input, 1), ("target", target, 2))
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     if reduction not in ("none", "mean", "sum"):
@@ -1086,6 +1137,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     >>> hinge_embedding_loss(torch.tensor([0.3, 2.0]), torch.tensor([1.0, -1.0]))
     tensor(0.1500)
     """
+    _tensor_args("hinge_embedding_loss", ("input", input, 1), ("target", target, 2))
     reduction = _reduction(reduction, size_average, reduce)
     zeros = _zeros_like(input)
     margin_clamp = (margin - input).clamp_min(0)
@@ -1115,6 +1167,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     >>> cosine_embedding_loss(torch.ones(1, 2), torch.ones(1, 2), torch.tensor([1]))
     tensor(0.)
     """
+    _tensor_args("cosine_embedding_loss", ("input1", input1, 1), ("input2", input2, 2))
     reduction = _reduction(reduction, size_average, reduce)
     tdim = target.dim()
     if tdim not in (0, 1):
@@ -1142,6 +1195,10 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     >>> triplet_margin_loss(torch.zeros(1, 2), torch.zeros(1, 2), torch.ones(1, 2))
     tensor(0.)
     """
+    _tensor_args("triplet_margin_loss",
+                 ("anchor", anchor, 1),
+                 ("positive", positive, 2),
+                 ("negative", negative, 3))
     reduction = _reduction(reduction, size_average, reduce)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
@@ -1177,6 +1234,8 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     >>> multilabel_soft_margin_loss(torch.zeros(1, 2), torch.ones(1, 2))
     tensor(0.6931)
     """
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("log_sigmoid", input)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
@@ -1196,6 +1255,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     >>> multi_margin_loss(torch.tensor([[0.0, 0.0]]), torch.tensor([0]))
     tensor(0.5000)
     """
+    _tensor_args("multi_margin_loss", ("input", input, 1), ("target", target, 2))
     reduction = _reduction(reduction, size_average, reduce)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
@@ -1289,6 +1349,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     >>> embedding(torch.tensor([1]), torch.eye(2))
     tensor([[0., 1.]])
     """
+    if not isinstance(weight, Tensor) or not isinstance(input, Tensor):
+        _tensor_args("embedding", ("weight", weight, 1), ("indices", input, 2))
     n = weight.size(0)
     if padding_idx is not None:
         if padding_idx >= n or padding_idx < -n:
@@ -1389,6 +1451,8 @@ def one_hot(tensor, num_classes=-1):
     tensor([[1, 0, 0],
             [0, 0, 1]])
     """
+    if not isinstance(tensor, Tensor):
+        raise not_a_tensor("one_hot", tensor)
     x = tensor._data
     if x.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
@@ -1423,6 +1487,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     >>> pairwise_distance(torch.tensor([[0.0, 0.0]]), torch.tensor([[3.0, 4.0]]), eps=0)
     tensor([5.])
     """
+    _tensor_args("pairwise_distance", ("x1", x1, 1), ("x2", x2, 2))
     ndim = max(x1.dim(), x2.dim())
     diff = x1 - x2 + eps
     # NOTE: PyTorch calls at::norm here, whose node is NormBackward1 (not linalg's)
@@ -1435,6 +1500,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     >>> cosine_similarity(torch.tensor([[1.0, 0.0]]), torch.tensor([[1.0, 1.0]]))
     tensor([0.7071])
     """
+    _tensor_args("cosine_similarity", ("x1", x1, 1), ("x2", x2, 2))
     x1, x2 = S.broadcast_tensors(x1, x2)
     n1 = R.vector_norm(x1, 2, dim, True)
     n2 = R.vector_norm(x2, 2, dim, True)
@@ -1453,6 +1519,8 @@ def pdist(input, p=2):
     >>> pdist(torch.tensor([[0.0, 0.0], [3.0, 4.0]]))
     tensor([5.])
     """
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("pdist", input)
     n = input.shape[0]
     i, j = np.triu_indices(n, 1)
     return (input[_const(i)] - input[_const(j)]).norm(p, 1)
@@ -1482,6 +1550,8 @@ def pad(input, pad, mode="constant", value=None):
     >>> pad(torch.ones(1, 2), (1, 1))
     tensor([[0., 1., 1., 0.]])
     """
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("pad", input)
     pairs = _pad_pairs(pad, input.dim())
     if mode == "constant":
         return P.ConstantPadNd.apply(input, pairs, 0 if value is None else value)
@@ -1522,8 +1592,7 @@ def _conv_padding(padding, x_size, kernel, dilation, stride, nsp):
         if padding == "valid":
             return ((0, 0),) * nsp
         if padding != "same":
-            raise ValueError(f"Invalid padding string '{padding}', should be one of "
-                             "{'valid', 'same'}")
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
         if any(s != 1 for s in stride):
             raise RuntimeError("padding='same' is not supported for strided convolutions")
         out = []
@@ -1547,27 +1616,147 @@ def _warn_once(message):
         warnings.warn(message, UserWarning, stacklevel=4)
 
 
-def _check_conv(x, w, groups, nsp, name):
-    if x.dim() != nsp + 2:
-        raise RuntimeError(f"Expected {nsp + 1}D (unbatched) or {nsp + 2}D (batched) input to "
-                           f"{name}, but got input of size: {list(x.shape)}")
-    if w.dim() != nsp + 2:
-        raise RuntimeError(f"weight should have at least three dimensions")
+_CONV_SIGNATURES = tuple(
+    "(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, "
+    f"{pad}, tuple of ints dilation = 1, int groups = 1)"
+    for pad in ("tuple of ints padding = 0", 'str padding = "valid"'))
+_CONV_DEFAULTS = (None, 1, 0, 1, 1)  # bias, stride, padding, dilation, groups
+
+
+def _is_int(v):
+    """An int as PyTorch's parser reads one: Python/NumPy ints, not bools."""
+    return type(v) is int or isinstance(v, (int, np.integer)) and not isinstance(
+        v, (bool, np.bool_))
+
+
+_INT_TYPES = frozenset((int,))
+
+
+def _is_ints(v):
+    """An int or a list/tuple of ints (PyTorch's ``tuple of ints`` parameter)."""
+    if type(v) is tuple and _INT_TYPES.issuperset(map(type, v)):  # the common case, first
+        return True
+    return _is_int(v) or isinstance(v, (tuple, list)) and all(map(_is_int, v))
+
+
+def _conv_type_error(name, args):
+    """PyTorch's TypeError where conv's arguments fit neither overload, else None.
+
+    The call's own form is gone by now, so it is rebuilt: the leading arguments positionally,
+    a later non-default one by keyword after a skipped default; a module passes stride etc. as
+    tuples, and then all seven (as PyTorch's modules do)."""
+    input, weight, bias, stride, padding, dilation, groups = args
+    if isinstance(input, Tensor) and isinstance(weight, Tensor) and (
+            bias is None or isinstance(bias, Tensor)) and _is_ints(stride) and \
+            _is_ints(dilation) and (_is_ints(padding) or isinstance(padding, str)) and \
+            _is_int(groups):
+        return None
+    names = ("bias", "stride", "padding", "dilation", "groups")
+    if isinstance(stride, tuple) and isinstance(dilation, tuple):
+        return invalid_arguments(name, args, {}, _CONV_SIGNATURES)
+    given = [k for k, (v, d) in enumerate(zip(args[2:], _CONV_DEFAULTS))
+             if not (v is d or type(v) is type(d) and v == d)]
+    positional = list(args[:2])
+    for k in range(5):
+        if k not in given:
+            break
+        positional.append(args[2 + k])
+    kwargs = {names[k]: args[2 + k] for k in given if k >= len(positional) - 2}
+    return invalid_arguments(name, tuple(positional), kwargs, _CONV_SIGNATURES)
+
+
+def _expand_param(value, what, dim):
+    """A conv parameter as a list of ``dim`` values (PyTorch's expand_param_if_needed)."""
+    value = list(value)
+    if len(value) == 1:
+        return value * dim
+    if len(value) != dim:
+        raise RuntimeError(f"expected {what} to be a single integer value or a list of {dim} "
+                           f"values to match the convolution dimensions, but got "
+                           f"{what}={value}")
+    return value
+
+
+def _check_conv_params(x, w, bias, stride, padding, dilation, groups, nsp):
+    """The parameter and weight checks PyTorch's convolution runs first, in its order;
+    returns stride, padding (None for a padding string) and dilation as lists."""
+    if w.dim() < 3:
+        raise RuntimeError("weight should have at least three dimensions")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    dim = w.dim() - 2
+    stride = _expand_param(_ntuple(nsp)(stride), "stride", dim)
+    if not isinstance(padding, str):
+        padding = _expand_param(_ntuple(nsp)(padding), "padding", dim)
+    dilation = _expand_param(_ntuple(nsp)(dilation), "dilation", dim)
+    if not isinstance(padding, str) and any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d < 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    if w.dim() != x.dim():
+        raise RuntimeError(f"Expected {w.dim()}-dimensional input for {w.dim()}-dimensional "
+                           f"weight {list(w.shape)}, but got {x.dim()}-dimensional input of "
+                           f"size {list(x.shape)} instead")
+    if w.shape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
+                           f"dimension 0, but got weight of size {list(w.shape)} instead")
+    if w.shape[0] % groups:
+        # NOTE: PyTorch's message really has the doubled brackets
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by "
+                           f"{groups} at dimension 0, but got weight of size [{list(w.shape)}] "
+                           "instead")
+    return stride, padding, dilation
+
+
+def _check_conv(x, w, bias, groups, nsp, name):
+    """Channel and bias shape checks of a (non-transposed) convolution."""
     if x.shape[1] != w.shape[1] * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(w.shape)}, expected "
                            f"input{list(x.shape)} to have {w.shape[1] * groups} channels, but "
                            f"got {x.shape[1]} channels instead")
-    if w.shape[0] % groups:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by "
-                           f"{groups} at dimension 0, but got weight of size {list(w.shape)} "
-                           "instead")
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != w.shape[0]):
+        raise RuntimeError(f"Given weight of size {list(w.shape)}, expected bias to be "
+                           f"1-dimensional with {w.shape[0]} elements, but got bias of size "
+                           f"{list(bias.shape)} instead")
+
+
+def _check_conv_dtypes(input, weight, bias):
+    """PyTorch's first conv check: a bias of another dtype than the input."""
+    if bias is not None and bias.dtype is not input.dtype:
+        raise RuntimeError(f"Input type ({D.CPP_NAMES[input.dtype]}) and bias type "
+                           f"({D.CPP_NAMES[bias.dtype]}) should be the same")
+
+
+def _check_conv_kernel(x, w, dilation, nsp, kernel):
+    """The kernel's own checks, after the shapes: dilation, then the weight's dtype (a
+    boolean input has no kernel)."""
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got "
+                           f"{[1] * (2 - nsp) + list(dilation)}")
+    if x.dtype is D.bool_:
+        kernel = "compute_columns3d" if nsp == 3 else kernel
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    if w.dtype is not x.dtype:
+        raise RuntimeError(f"expected scalar type {D.SCALAR_NAMES[x.dtype]} but found "
+                           f"{D.SCALAR_NAMES[w.dtype]}")
 
 
 def _conv(input, weight, bias, stride, padding, dilation, groups, nsp, name):
+    error = _conv_type_error(name, (input, weight, bias, stride, padding, dilation, groups))
+    if error is not None:
+        raise error
+    _check_conv_dtypes(input, weight, bias)
     unbatched = input.dim() == nsp + 1
+    if not unbatched and input.dim() != nsp + 2:
+        raise RuntimeError(f"Expected {nsp + 1}D (unbatched) or {nsp + 2}D (batched) input to "
+                           f"{name}, but got input of size: {list(input.shape)}")
     x = input.unsqueeze(0) if unbatched else input
-    _check_conv(x, weight, groups, nsp, name)
-    stride, dilation = _ntuple(nsp)(stride), _ntuple(nsp)(dilation)
+    stride, padding, dilation = _check_conv_params(x, weight, bias, stride, padding, dilation,
+                                                   groups, nsp)
+    _check_conv(x, weight, bias, groups, nsp, name)
+    stride, dilation = tuple(stride), tuple(dilation)
     kernel = tuple(weight.shape[2:])
     pads = _conv_padding(padding, x.shape[2:], kernel, dilation, stride, nsp)
     geom = ConvGeom(x.shape[2:], kernel, stride, pads, dilation, groups)
@@ -1578,6 +1767,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nsp, name):
                            f"({' x '.join(map(str, padded))}). Kernel size: "
                            f"({' x '.join(map(str, eff))}). Kernel size can't be greater than "
                            "actual input size")
+    _check_conv_kernel(x, weight, dilation, nsp, 'slow_conv2d_cpu')
     out = Convolution.apply(x, weight, bias, geom)
     return out.squeeze(0) if unbatched else out
 
@@ -1611,25 +1801,62 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation,
                     nsp, name):
+    for pos, (arg, value) in enumerate((("input", input), ("weight", weight))):
+        if not isinstance(value, Tensor):
+            raise not_a_tensor(name, value, arg, pos + 1)
     unbatched = input.dim() == nsp + 1
     x = input.unsqueeze(0) if unbatched else input
     if x.dim() != nsp + 2:
         raise RuntimeError(f"Expected {nsp + 1}D (unbatched) or {nsp + 2}D (batched) input to "
                            f"{name}, but got input of size: {list(input.shape)}")
-    if x.shape[1] != weight.shape[0]:
-        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected "
-                           f"input{list(x.shape)} to have {weight.shape[0]} channels, but got "
-                           f"{x.shape[1]} channels instead")
-    tup = _ntuple(nsp)
-    stride, padding, dilation = tup(stride), tup(padding), tup(dilation)
-    output_padding = tup(output_padding)
+    stride, padding, dilation = _check_conv_params(x, weight, bias, stride, padding, dilation,
+                                                   groups, nsp)
+    output_padding = _expand_param(_ntuple(nsp)(output_padding), "output_padding", nsp)
+    if any(p < 0 for p in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
+    _check_conv_transpose(x, weight, bias, groups, stride, output_padding, dilation, nsp)
     kernel = tuple(weight.shape[2:])
     size = tuple((n - 1) * s - 2 * p + d * (k - 1) + op + 1 for n, s, p, d, k, op in
                  zip(x.shape[2:], stride, padding, dilation, kernel, output_padding))
-    geom = ConvGeom(size, kernel, stride, tuple((p, p) for p in padding), dilation, groups,
-                    out=x.shape[2:])
+    if any(n < 1 for n in size):
+        pad = (1,) * (2 - nsp)  # 1-d runs as 2-d with a height of 1
+        raise RuntimeError(f"Given input size per channel: "
+                           f"({' x '.join(map(str, pad + tuple(x.shape[2:])))}). Calculated "
+                           f"output size per channel: ({' x '.join(map(str, pad + size))}). "
+                           "Output size is too small")
+    _check_conv_kernel(x, weight, (1,), nsp, 'slow_conv_transpose2d_out_cpu')
+    if bias is not None and bias.dtype is not x.dtype:  # PyTorch's kernel casts the bias
+        bias = bias.to(x.dtype)
+    geom = ConvGeom(size, kernel, tuple(stride), tuple((p, p) for p in padding),
+                    tuple(dilation), groups, out=x.shape[2:])
     out = ConvTranspose.apply(x, weight, bias, geom)
     return out.squeeze(0) if unbatched else out
+
+
+def _check_conv_transpose(x, w, bias, groups, stride, output_padding, dilation, nsp):
+    """The channel and bias checks of a transposed convolution, then its kernel's: dilation
+    and output padding (named per dim, 1-d as 2-d with a height of 1)."""
+    if x.shape[1] != w.shape[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(w.shape)}, expected "
+                           f"input{list(x.shape)} to have {w.shape[0]} channels, but got "
+                           f"{x.shape[1]} channels instead")
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != w.shape[1] * groups):
+        raise RuntimeError(f"Given transposed=1, weight of size {list(w.shape)}, expected bias "
+                           f"to be 1-dimensional with {w.shape[1] * groups} elements, but got "
+                           f"bias of size {list(bias.shape)} instead")
+    ones = [1] * (2 - nsp)
+    dims = ("depth", "height", "width")[3 - max(nsp, 2):]
+    stride, output_padding, dilation = ones + stride, [0] * (2 - nsp) + output_padding, \
+        ones + dilation
+    if any(d <= 0 for d in dilation):
+        got = ", ".join(f"dilation_{n}: {d}" for n, d in zip(dims, dilation))
+        raise RuntimeError(f"dilation should be greater than zero, but got {got}")
+    if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
+        got = " ".join(f"{what}_{n}: {v}" for what, values in (
+            ("output_padding", output_padding), ("stride", stride), ("dilation", dilation))
+            for n, v in zip(dims, values))
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, "
+                           f"but got {got}")
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
@@ -1710,6 +1937,8 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     >>> unfold(torch.ones(1, 1, 3, 3), 2).shape
     torch.Size([1, 4, 4])
     """
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("im2col", input)
     if input.dim() not in (3, 4):
         raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported "
                                   f"(got {input.dim()}D)")
@@ -1729,6 +1958,8 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
             [2., 4., 2.],
             [1., 2., 1.]])
     """
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("col2im", input)
     batched = input.dim() == 3
     x = input if batched else input.unsqueeze(0)
     geom = ConvGeom(_pair(output_size), _pair(kernel_size), _pair(stride),
@@ -1771,13 +2002,18 @@ def _pool_geom(x, kernel_size, stride, padding, dilation, ceil_mode, nsp, name):
         stride, nsp, "stride", name, "omitted, ")
     p = _pool_tuple(padding, nsp, "padding", name)
     d = _pool_tuple(dilation, nsp, "dilation", name)
-    for pi, ki, di in zip(p, k, d):
+    for pi, ki, si, di in zip(p, k, s, d):  # PyTorch's pooling_output_shape, per dim
+        if si == 0:
+            raise RuntimeError("stride should not be zero")
+        if pi < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {pi}")
         if pi > (di * (ki - 1) + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                                f"pad={pi}, kernel_size={ki} and dilation={di}")
     sizes = x.shape[x.dim() - nsp:]
     L = tuple(_pool_out(n, ki, si, pi, di, ceil_mode) for n, ki, si, pi, di in
               zip(sizes, k, s, p, d))
+    _check_pool_shape(x, k, s, d, nsp, name)
     if any(n <= 0 for n in L):
         raise RuntimeError(f"Given input size: ({'x'.join(map(str, x.shape[1:]))}). Calculated "
                            f"output size: ({'x'.join(map(str, (x.shape[-nsp - 1],) + L))}). "
@@ -1787,10 +2023,91 @@ def _pool_geom(x, kernel_size, stride, padding, dilation, ceil_mode, nsp, name):
     return P.PoolGeom(sizes, k, s, pads, d), p
 
 
+def _check_pool_shape(x, k, s, d, nsp, name):
+    """PyTorch's pool{2,3}d_shape_check: kernel, stride and dilation positive (named per
+    dim), avg_pool3d's input at least its kernel."""
+    dims = ("T", "H", "W")[3 - nsp:]
+    for what, values in (("kernel size", k), ("stride", s), ("dilation", d)):
+        if any(v <= 0 for v in values):
+            prefix = {"kernel size": "k", "stride": "d", "dilation": "dilation"}[what]
+            got = " ".join(f"{prefix}{n}: {v}" for n, v in zip(dims, values))
+            raise RuntimeError(f"{what} should be greater than zero, but got {got}")
+    shape = list(x.shape)
+    if nsp == 2 and 0 in shape[1:]:
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                           f"size for input, but got:{shape}")
+    if nsp == 3 and 0 in shape[x.dim() - 4:]:
+        fn = "max_pool3d_with_indices_out_cpu_template" if name == "max_pool3d" else name
+        # NOTE: PyTorch prints the empty dim's size (0) where it means to name the dim
+        raise RuntimeError(f"{fn}(): Expected input's non-batch dimensions to have positive "
+                           f"length, but input has a shape of {shape} and non-batch dimension "
+                           "0 has length zero!")
+    sizes = x.shape[x.dim() - nsp:]
+    if name == "avg_pool3d" and any(n < ki for n, ki in zip(sizes, k)):
+        raise RuntimeError(f"input image (T: {sizes[0]} H: {sizes[1]} W: {sizes[2]}) smaller "
+                           f"than kernel size (kT: {k[0]} kH: {k[1]} kW: {k[2]})")
+
+
 def _check_pool_dims(x, nsp, name):
-    if x.dim() not in (nsp + 1, nsp + 2):
-        raise RuntimeError(f"{name}: Expected {nsp + 1}D or {nsp + 2}D input, but got input of "
-                           f"size: {list(x.shape)}")
+    """The input's number of dims, worded as each of PyTorch's pooling kernels words it."""
+    if not isinstance(x, Tensor):
+        raise not_a_tensor(name, x)
+    nd = x.dim()
+    if nd in (nsp + 1, nsp + 2):
+        return
+    if name == "avg_pool1d":
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {nd}-dimensional tensor for "
+                           "argument #1 'self' (while checking arguments for avg_pool1d)")
+    if name == "avg_pool2d":
+        if nd < 3:
+            wrap_dim(-3, nd)
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                           f"size for input, but got:{list(x.shape)}")
+    if name in ("max_pool2d", "max_pool3d", "avg_pool3d"):
+        raise RuntimeError(f"non-empty {nsp + 1}D or {nsp + 2}D (batch mode) tensor expected "
+                           "for input")
+    raise RuntimeError(f"{name}: Expected {nsp + 1}D or {nsp + 2}D input, but got input of "
+                       f"size: {list(x.shape)}")
+
+
+def _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode):
+    """PyTorch's own checks of max_pool1d without indices (its words, not max_pool2d's);
+    returns the (kernel, stride, padding, dilation) ints."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("max_pool1d", input)
+    nd, shape = input.dim(), input.shape
+    if not (nd == 2 and shape[0] and shape[1] or nd == 3 and shape[1] and shape[2]):
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{list(shape)}")
+    values = {}
+    for what, v, article in (("kernel_size", kernel_size, ""), ("stride", stride, "None, "),
+                             ("padding", padding, ","), ("dilation", dilation, "")):
+        t = list(v) if isinstance(v, (tuple, list)) else [v]
+        if len(t) != 1 and not (what == "stride" and not t):
+            sep = "," if what in ("stride", "padding") else ""
+            lead = "None, " if what == "stride" else ""
+            raise RuntimeError(f"max_pool1d() {what} must be {lead}an int, list of ints{sep} or "
+                               f"tuple of ints of size 1 but got size {len(t)}")
+        values[what] = t[0] if t else None
+    k, st, p, d = values["kernel_size"], values["stride"], values["padding"], values["dilation"]
+    st = k if st is None else st
+    if k <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k}")
+    if st <= 0:
+        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {st}")
+    if p < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but "
+                           f"got padding={p} and kernel_size={k}")
+    if d <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    out = _pool_out(shape[-1], k, st, p, d, ceil_mode)
+    if out <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+    if input.dtype.category not in (D._FLOAT,):
+        raise NotImplementedError(f'"max_pool1d_impl" not implemented for '
+                                  f"'{D.SCALAR_NAMES[input.dtype]}'")
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -1809,6 +2126,8 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
     _check_pool_dims(input, nsp, f"max_pool{nsp}d")
     geom, _ = _pool_geom(input, kernel_size, stride, padding, dilation, ceil_mode, nsp,
                          f"max_pool{nsp}d")
+    if input.dtype is D.bool_:
+        raise NotImplementedError(f'"max_pool{nsp}d" not implemented for \'Bool\'')
     cls = P.named(P.MaxPool, f"MaxPool{nsp}DWithIndicesBackward0")
     # NOTE: without indices the op returns the values alone and skips the flat-index
     # arithmetic (its backward needs only each window's kernel offset)
@@ -1822,7 +2141,10 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     >>> max_pool1d(torch.tensor([[[1., 3., 2., 4.]]]), 2)
     tensor([[[3., 4.]]])
     """
-    _check_pool_dims(input, 1, "max_pool1d")
+    if return_indices:
+        _check_pool_dims(input, 1, "max_pool1d")
+    else:
+        _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
     one = lambda v: (1,) + _single(v)
     st = None if stride is None or stride == [] else one(stride)
     res = _max_pool(input.unsqueeze(-2), one(kernel_size), st, (0,) + _single(padding),
@@ -2001,16 +2323,71 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 def _adaptive_sizes(x, output_size, nsp):
-    out = _ntuple(nsp)(output_size)
-    sizes = x.shape[x.dim() - nsp:]
-    return tuple(s if o is None else o for s, o in zip(sizes, out))
+    """``output_size`` with its Nones filled from ``x`` (PyTorch's _list_with_default)."""
+    if not isinstance(output_size, (tuple, list)):
+        return _ntuple(nsp)(output_size)
+    if x.dim() <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    sizes = x.shape[x.dim() - len(output_size):]
+    return tuple(s if o is None else o for s, o in zip(sizes, output_size))
+
+
+def _adaptive_1d(input, output_size, name):
+    """Checks of the 1-d adaptive pools (PyTorch's argument checker words them)."""
+    if not isinstance(input, Tensor):
+        raise not_a_tensor(name, input)
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for {name})")
+    if name == "adaptive_max_pool1d" and 0 in input.shape[1:]:
+        shape = list(input.shape)
+        raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch "
+                           f"dimensions, but input has sizes {shape} with dimension "
+                           f"{shape.index(0, 1)} being empty")
+    if isinstance(output_size, (tuple, list)) and len(output_size) != 1:
+        raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got "
+                           f"{len(output_size)})")
+    return (1,) + _single(output_size)
+
+
+def _check_adaptive(input, out, nsp, kind):
+    """PyTorch's checks of adaptive_{avg,max}_pool{2,3}d in each kernel's order and words."""
+    name, nd, shape = f"adaptive_{kind}_pool{nsp}d", input.dim(), list(input.shape)
+    if kind == "avg":
+        if len(out) != nsp:
+            raise RuntimeError(f"{name}: output_size must be {nsp}")
+        if any(o < 0 for o in out):
+            got = ", ".join(map(str, out[:2])) + "".join(f",{o}" for o in out[2:])
+            raise RuntimeError(f"{name}: elements of output_size must be greater than or equal "
+                               f"to 0 but received {{{got}}}")
+    if nd not in (nsp + 1, nsp + 2):
+        raise RuntimeError(f"{name}(): Expected {nsp + 1}D or {nsp + 2}D tensor, but got"
+                           f"{':' if kind == 'max' else ''} {shape}")
+    for i in range(nd - nsp if kind == "avg" and nsp == 2 else 1, nd):
+        if shape[i] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {shape} with dimension {i} "
+                               "being empty")
+    if kind == "max":
+        if len(out) != nsp:
+            raise RuntimeError(f"{name}(): internal error: output_size.size() must be {nsp}")
+        if any(o < 0 for o in out):
+            full = shape[:nd - nsp] + list(out)
+            raise RuntimeError(f"Trying to create tensor with negative dimension "
+                               f"{next(o for o in out if o < 0)}: {full}")
+    if input.dtype.category != D._FLOAT and (kind == "max" or tuple(out) != (1,) * nsp
+                                             and input.numel()):
+        kernel = name + "_cpu" if nsp == 3 else name
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{D.SCALAR_NAMES[input.dtype]}'")
 
 
 def _adaptive_avg(input, output_size, nsp):
-    _check_pool_dims(input, nsp, f"adaptive_avg_pool{nsp}d")
+    input.size()  # PyTorch's wrapper reads it first (a non-tensor's AttributeError)
     out = _adaptive_sizes(input, output_size, nsp)
-    if nsp == 2 and tuple(out) == (1, 1):   # PyTorch takes the mean here (MeanBackward1)
-        return input.mean((-1, -2), keepdim=True)
+    _check_adaptive(input, out, nsp, "avg")
+    if tuple(out) == (1,) * nsp:   # PyTorch takes the mean here (MeanBackward1)
+        return input.mean(tuple(range(-nsp, 0)), keepdim=True)
     sizes = input.shape[input.dim() - nsp:]
     mats = [P.adaptive_avg_matrix(s, o) for s, o in zip(sizes, out)]
     return P.axis_maps(input, mats, f"AdaptiveAvgPool{nsp}DBackward0")
@@ -2036,13 +2413,14 @@ def adaptive_avg_pool1d(input, output_size):
     >>> adaptive_avg_pool1d(torch.tensor([[[1., 3., 2., 4.]]]), 2)
     tensor([[[2., 3.]]])
     """
-    _check_pool_dims(input, 1, "adaptive_avg_pool1d")
-    return _adaptive_avg(input.unsqueeze(-2), (1,) + _single(output_size), 2).squeeze(-2)
+    out = _adaptive_1d(input, output_size, "adaptive_avg_pool1d")
+    return _adaptive_avg(input.unsqueeze(-2), out, 2).squeeze(-2)
 
 
 def _adaptive_max(input, output_size, return_indices, nsp):
-    _check_pool_dims(input, nsp, f"adaptive_max_pool{nsp}d")
+    input.size()  # PyTorch's wrapper reads it first (a non-tensor's AttributeError)
     out_size = _adaptive_sizes(input, output_size, nsp)
+    _check_adaptive(input, out_size, nsp, "max")
     cls = P.named(P.AdaptiveMaxPool, f"AdaptiveMaxPool{nsp}DBackward0")
     out, idx = cls.apply(input, out_size)
     return (out, idx) if return_indices else out
@@ -2063,7 +2441,8 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     >>> adaptive_max_pool1d(torch.tensor([[[1., 3., 2., 4.]]]), 2)
     tensor([[[3., 4.]]])
     """
-    out, idx = _adaptive_max(input.unsqueeze(-2), (1,) + _single(output_size), True, 2)
+    out = _adaptive_1d(input, output_size, "adaptive_max_pool1d")
+    out, idx = _adaptive_max(input.unsqueeze(-2), out, True, 2)
     out = out.squeeze(-2)
     return (out, idx.squeeze(-2)) if return_indices else out
 
@@ -2239,6 +2618,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     tensor([[-1.0000],
             [ 1.0000]])
     """
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("batch_norm", input)
     if training:
         _verify_batch_size(input.size())
     if training and eps <= 0.0:
@@ -2261,6 +2642,10 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
                     (weight, "weight"), (bias, "bias")):
         if t is not None and t.numel() != c:
             raise RuntimeError(f"{what} should contain {c} elements not {t.numel()}")
+    if input.dtype.category != D._FLOAT:
+        raise NotImplementedError(f'"batch_norm" not implemented for '
+                                  f"'{D.SCALAR_NAMES[input.dtype]}'")
+    _check_norm_dtypes(input, (weight, bias, running_mean, running_var))
     x = input.unsqueeze(0) if input.dim() == 1 else input  # (0,) with empty statistics
     out = N.NativeBatchNorm.apply(x, weight, bias, _data_or_none(running_mean),
                                   _data_or_none(running_var), training, momentum, eps)
@@ -2272,12 +2657,30 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
     return out
 
 
+def _check_norm_dtypes(input, params, kernel=None):
+    """The CPU norm kernels' dtype rules: parameters share the input's dtype, except float
+    parameters for a half input; an integer input has no ``kernel``."""
+    dt = input.dtype
+    for p in params:
+        if p is not None and p.dtype is not dt and not (
+                p.dtype is D.float32 and dt is D.float16):
+            if dt is D.float32:
+                raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type "
+                                   "of Float")
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    if kernel is not None and dt.category != D._FLOAT:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{D.SCALAR_NAMES[dt]}'")
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalise over the trailing ``normalized_shape`` dims, then scale and shift.
 
     >>> layer_norm(torch.tensor([[1.0, 3.0]]), (2,))
     tensor([[-1.0000,  1.0000]])
     """
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("layer_norm", input)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
         tuple(normalized_shape)
     k = len(shape)
@@ -2285,6 +2688,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, shape))}], but got input of size"
                            f"{list(input.shape)}")
+    _check_norm_dtypes(input, (weight, bias), "LayerNormKernelImpl")
     return N.NativeLayerNorm.apply(input, weight, bias, k, eps)
 
 
@@ -2302,6 +2706,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {list(input.shape)} and "
                            f"num_groups={num_groups}")
+    if weight is not None and (weight.dim() != 1 or weight.numel() != c):
+        raise RuntimeError(f"Expected weight to be a vector of size equal to the number of "
+                           f"channels in input, but got weight of shape {list(weight.shape)} "
+                           f"and input of shape {list(input.shape)}")
+    _check_norm_dtypes(input, (weight, bias), "GroupNormKernelImpl")
     return N.NativeGroupNorm.apply(input, weight, bias, num_groups, eps)
 
 
@@ -2339,6 +2748,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     >>> rms_norm(torch.tensor([[3.0, 4.0]]), (2,))
     tensor([[0.8485, 1.1314]])
     """
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("rms_norm", input)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
         tuple(normalized_shape)
     k = len(shape)
@@ -2639,6 +3050,8 @@ def channel_shuffle(input, groups):
     >>> channel_shuffle(torch.arange(4.).reshape(1, 4, 1), 2).flatten()
     tensor([0., 2., 1., 3.])
     """
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("channel_shuffle", input)
     if input.dim() <= 2:
         raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, "
                            f"but got input with sizes {list(input.shape)}")
@@ -2659,6 +3072,8 @@ def pixel_shuffle(input, upscale_factor):
     tensor([[[[0., 1.],
               [2., 3.]]]])
     """
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("pixel_shuffle", input)
     r = upscale_factor
     *lead, c, h, w = input.shape
     if c % (r * r):
@@ -2677,6 +3092,8 @@ def pixel_unshuffle(input, downscale_factor):
     >>> pixel_unshuffle(torch.arange(4.).reshape(1, 1, 2, 2), 2).flatten()
     tensor([0., 1., 2., 3.])
     """
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("pixel_unshuffle", input)
     r = downscale_factor
     *lead, c, h, w = input.shape
     n = len(lead)

@@ -36,6 +36,73 @@ def not_a_tensor(op, value, name="input", position=1):
                      f"{_type_name(value)}")
 
 
+def _arg_desc(value):
+    """A value as the argument parser's error describes it: its type's name, and for a list
+    or tuple the names of its elements (``list of [float]``, ``tuple of (int,)``)."""
+    from .. import _dtype as _D
+    from .._size import Size
+    from ..autograd.function import _type_name
+    if isinstance(value, _D.dtype):
+        return "torch.dtype"
+    if isinstance(value, Size):
+        return "torch.Size"
+    if type(value) in (list, tuple):
+        names = ", ".join(_arg_desc_flat(v) for v in value)
+        if type(value) is list:
+            return f"list of [{names}]"
+        return f"tuple of ({names}{',' if len(value) == 1 else ''})"
+    return _type_name(value)
+
+
+def _arg_desc_flat(value):
+    """An element's name inside a list's description (not described further)."""
+    return "list" if type(value) is list else "tuple" if type(value) is tuple else \
+        _arg_desc(value)
+
+
+def _param_matches(param, value):
+    """Whether the parser's error marks ``value`` as fitting ``param`` (a signature entry
+    such as ``Tensor input``). NOTE: PyTorch splits an entry at its last space, so an entry
+    with a default (``int groups = 1``) gets the type ``int groups =`` and never matches;
+    types compare by name, so a Parameter is not a ``Tensor`` there."""
+    kind = param.rsplit(" ", 1)[0]
+    name = _arg_desc_flat(value)
+    if kind == "float":
+        return name in ("float", "int")
+    return kind == name
+
+
+def invalid_arguments(op, args, kwargs, signatures):
+    """PyTorch's TypeError for a call that fits none of ``op``'s overloads.
+
+    ``signatures`` are the overloads as PyTorch prints them (``(Tensor input, ...)``). Where
+    the call gives as many arguments as an overload has entries, the message adds which ones
+    did not fit, marked between ``!``.
+    """
+    got = [_arg_desc(a).split(" of ")[0] for a in args]
+    got += [f"{k}={_arg_desc(v).split(' of ')[0]}" for k, v in kwargs.items()]
+    msg = f"{op}() received an invalid combination of arguments - got ({', '.join(got)}), "
+    lines = []
+    for sig in signatures:
+        params = sig[1:-1].split(", ")
+        lines.append(sig)
+        if len(params) != len(args) + len(kwargs):
+            continue
+        if kwargs:
+            lines.append("      didn't match because some of the keywords were incorrect: "
+                         + ", ".join(reversed(list(kwargs))))
+            continue
+        marked = (_arg_desc(a) if _param_matches(p, a) else f"!{_arg_desc(a)}!"
+                  for p, a in zip(params, args))
+        lines.append("      didn't match because some of the arguments have invalid types: "
+                     f"({', '.join(marked)})")
+    if len(signatures) == 1:
+        return TypeError(msg + "but expected " + "\n".join(lines))
+    return TypeError(msg + "but expected one of:\n" +
+                     "".join(f" * {ln}\n" if ln.startswith("(") else f"{ln}\n"
+                             for ln in lines))
+
+
 def wrap_dim(dim, ndim, op=None):
     """Normalise a possibly negative ``dim`` for a tensor of ``ndim`` dims (PyTorch's error)."""
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
@@ -227,7 +294,8 @@ def number_argument(value, op, name, position):
 def tp_name(obj):
     """The type name PyTorch's argument errors print (NumPy's types with their module)."""
     cls = type(obj)
-    return f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
+    return f"{cls.__module__}.{cls.__name__}" if cls.__module__.startswith("numpy") else \
+        cls.__name__
 
 
 _PACKAGE_DIR = __file__.rsplit("/", 2)[0]

@@ -656,9 +656,16 @@ INPLACE_VARIANTS = {LeakyRelu: LeakyReluResult, Elu: EluResult, Celu: CeluResult
                     RreluWithNoise: RreluWithNoiseResult, Threshold: ThresholdInPlace}
 
 
-def float_input(x):
-    """Integer inputs of float-only activations become the default float dtype."""
-    dt = float_np(x._data.dtype)
+def float_input(x, op=None):
+    """Integer inputs of float-only activations become the default float dtype; a non-tensor
+    gets PyTorch's TypeError naming ``op``."""
+    try:
+        dt = float_np(x._data.dtype)
+    except AttributeError:
+        if op is None:
+            raise
+        from ._util import not_a_tensor
+        raise not_a_tensor(op, x) from None
     return x if dt == x._data.dtype else x.to(_dtype_of(dt))
 
 

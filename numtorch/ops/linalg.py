@@ -248,7 +248,9 @@ def bmm(input, mat2, *, out=None):
 
 def mv(input, vec):
     if input.ndim != 2 or vec.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got {vec.ndim}, {input.ndim}")
+        # NOTE: PyTorch's addmv names its 1-d result's dims first
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, "
+                           f"{vec.ndim}")
     _check_addmv_dtypes(vec._data.dtype, input, vec)  # mv is addmv into a vec-typed result
     if input._data.shape[1] != vec._data.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input._data.shape[0]}), mat "
@@ -862,8 +864,17 @@ def tensordot(a, b, dims=2):
     if isinstance(dims, int):
         da = list(range(a.ndim - dims, a.ndim))
         db = list(range(dims))
+        shown = list(range(-dims, 0))  # PyTorch's message names a's dims from the end
     else:
         da, db = [list(d) if isinstance(d, (list, tuple)) else [d] for d in dims]
+        shown = da
+    if len(da) != len(db):
+        raise RuntimeError("both dimension lists should have same length")
+    for i, j, k in zip(da, db, shown):
+        s1, s2 = a.shape[i], b.shape[j]
+        if s1 != s2 and s1 != 1 and s2 != 1:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} "
+                               f"in dim {k} and second has size {s2} in dim {j}")
     letters = "abcdefghijklmnopqrstuvwxyz"
     sa = letters[:a.ndim]
     sb = list(letters[a.ndim:a.ndim + b.ndim])
