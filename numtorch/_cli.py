@@ -67,6 +67,8 @@ def install_alias():
     if not any(isinstance(f, TorchAliasFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, TorchAliasFinder())
     import numtorch  # noqa: F401  (Tensor, Size, device ... print as torch's everywhere)
+    from numtorch._naming import use_torch_names_everywhere
+    use_torch_names_everywhere()  # optimizers, DataLoader, no_grad ... too
 
 
 def run_script(path, args):

@@ -35,8 +35,11 @@ def _finish(data, requires_grad=False, device=None, out=None, op=None):
     return t
 
 
-def _out_dtype(out, dtype):
-    """A factory's dtype when it writes to ``out=``: ``dtype`` must agree, or out's is used."""
+def _out_dtype(out, dtype, op=None, args=None):
+    """A factory's dtype when it writes to ``out=``: ``dtype`` must agree, or out's is used.
+    ``dtype`` is checked first as factory ``op``'s argument (see _dtype_arg)."""
+    if op is not None and dtype is not None and not isinstance(dtype, D.dtype):
+        dtype = _dtype_arg(dtype, op, args)
     if out is None:
         return dtype
     if not isinstance(out, Tensor):
@@ -48,6 +51,46 @@ def _out_dtype(out, dtype):
 
 
 _RANGE_OPS = ("arange", "linspace", "logspace")
+
+# The overloads of the factories whose argument errors list them (PyTorch's parser)
+_KW = ("torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
+       "bool pin_memory = False, bool requires_grad = False")
+_OUT_KW = "Tensor out = None, " + _KW
+_SPACED = tuple(f"{a} start, {b} end, int steps, {{}}*, {_OUT_KW}"
+                for a, b in (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"),
+                             ("Number", "Number")))
+_OVERLOADS = {
+    "arange": (f"Number end, *, {_OUT_KW}", f"Number start, Number end, *, {_KW}",
+               f"Number start, Number end, Number step = 1, *, {_OUT_KW}"),
+    "linspace": tuple(sig.format("") for sig in _SPACED),
+    "logspace": tuple(sig.format("float base = 10.0, ") for sig in _SPACED),
+    "eye": (f"int n, *, {_OUT_KW}", f"int n, int m, *, {_OUT_KW}"),
+    "rand": (f"tuple of ints size, *, torch.Generator generator, {_OUT_KW}",
+             f"tuple of ints size, *, {_OUT_KW}"),
+}
+_OVERLOADS["randn"] = _OVERLOADS["rand"]
+
+
+def _dtype_arg(dtype, op, args=None):
+    """``dtype`` as factory ``op``'s ``dtype=``: a torch dtype or Python's float, int, bool or
+    complex, as PyTorch's parser takes; a string or a NumPy type raises its TypeError (for
+    an overloaded ``op``, the one listing its overloads, ``args`` being the positional ones).
+
+    >>> _dtype_arg(float, "zeros")
+    torch.float64
+    >>> _dtype_arg("float32", "zeros")
+    Traceback (most recent call last):
+    TypeError: zeros(): argument 'dtype' must be torch.dtype, not str
+    """
+    if isinstance(dtype, D.dtype):
+        return dtype
+    if isinstance(dtype, type) and dtype in (float, int, bool, complex):
+        return D.to_dtype(dtype)
+    if op in _OVERLOADS:
+        from ._random_factories import _invalid_combination
+        raise _invalid_combination(op, args or (), {"dtype": dtype}, _OVERLOADS[op])
+    from .ops._util import tp_name
+    raise TypeError(f"{op}(): argument 'dtype' must be torch.dtype, not {tp_name(dtype)}")
 
 
 def _into_out(out, data, op):
@@ -83,6 +126,12 @@ def _shape(size, op="zeros"):
             len(size) == 1 and isinstance(size[0], bool):
         raise TypeError(f"{op}(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size[0]).__name__}")
+    elif len(size) > 1 and not isinstance(size[0], (int, np.integer, Tensor)):
+        # f((2, 3), 4), f(2.0, 3): PyTorch's parser reads one size argument and extra ones
+        if op in _OVERLOADS:
+            from ._random_factories import _invalid_combination
+            raise _invalid_combination(op, size, {}, _OVERLOADS[op])
+        raise TypeError(f"{op}() takes 1 positional argument but {len(size)} were given")
     out = [_size_item(s, i, op) for i, s in enumerate(size)]
     for s in out:
         if s < 0:
@@ -276,6 +325,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
             "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
             "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
+    if dtype is not None and not isinstance(dtype, D.dtype):
+        dtype = _dtype_arg(dtype, "tensor")
     arr, shared = _infer_array(data, dtype)
     if shared or dtype is not None:
         arr = np.array(arr, dtype=_np_dtype(dtype, D._FROM_NP[arr.dtype]), copy=True)
@@ -284,6 +335,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 
 def as_tensor(data, dtype=None, device=None):
     """Like ``tensor`` but shares memory with a Tensor or ndarray when no conversion is needed."""
+    if dtype is not None and not isinstance(dtype, D.dtype):
+        dtype = _dtype_arg(dtype, "as_tensor")
     if isinstance(data, Tensor):
         if dtype is None or D.to_dtype(dtype) is data.dtype:
             return data
@@ -406,7 +459,7 @@ def _tensor_options(dtype):
 # ---- filled ------------------------------------------------------------------------------
 def _filled(fill, size, out, dtype, layout, device, requires_grad, pin_memory=False,
             memory_format=None, op="zeros"):
-    arr = np.full(_shape(size, op), fill, _np_dtype(_out_dtype(out, dtype)))
+    arr = np.full(_shape(size, op), fill, _np_dtype(_out_dtype(out, dtype, op)))
     return _finish(arr, requires_grad, device, out, op)
 
 
@@ -494,7 +547,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     if not isinstance(fill_value, (int, float, complex, np.number, np.bool_, Tensor)):
         raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not "
                         f"{type(fill_value).__name__}")
-    dt = _fill_dtype(fill_value, _out_dtype(out, dtype))
+    dt = _fill_dtype(fill_value, _out_dtype(out, dtype, "full"))
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     if not isinstance(size, (tuple, list)):
@@ -509,7 +562,7 @@ def _like(t, dtype, op="zeros_like"):
     if not isinstance(t, Tensor):
         raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(t).__name__}")
-    return t._data.shape, (t.dtype if dtype is None else D.to_dtype(dtype)).np
+    return t._data.shape, (t.dtype if dtype is None else _dtype_arg(dtype, op)).np
 
 
 def _filled_like(input, fill, dtype, op):
@@ -541,6 +594,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     >>> torch.full_like(torch.tensor([1, 2], dtype=torch.uint8), -1)
     tensor([255, 255], dtype=torch.uint8)
     """
+    if dtype is not None:
+        dtype = _dtype_arg(dtype, "full_like")
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     if isinstance(input, Tensor):
@@ -560,11 +615,12 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     >>> arange(3)
     tensor([0, 1, 2])
     """
+    given = (start,) if end is None else (start, end) if step == 1 else (start, end, step)
+    dtype = _out_dtype(out, dtype, "arange", given)
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
     is_float = any(isinstance(v, float) for v in (start, end, step))
-    dtype = _out_dtype(out, dtype)
     dt = D.to_dtype(dtype) if dtype is not None else (
         D.get_default_dtype() if is_float else D.int64)
     _check_not_bool(dt.np, "arange")
@@ -606,9 +662,10 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     >>> linspace(0, 1, 3)
     tensor([0.0000, 0.5000, 1.0000])
     """
+    dtype = _out_dtype(out, dtype, "linspace", (start, end, steps))
     start, end = _num(start), _num(end)
     steps = _steps(steps, "linspace")
-    npdt = _np_dtype(_out_dtype(out, dtype), _range_default(start, end))
+    npdt = _np_dtype(dtype, _range_default(start, end))
     _check_not_bool(npdt, "linspace")
     return _finish(_ranges.linspace_values(start, end, steps, npdt), requires_grad, device,
                    out, "linspace")
@@ -621,9 +678,10 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     >>> logspace(0, 2, 3)
     tensor([  1.,  10., 100.])
     """
+    dtype = _out_dtype(out, dtype, "logspace", (start, end, steps))
     start, end = _num(start), _num(end)
     steps = _steps(steps, "logspace")
-    npdt = _np_dtype(_out_dtype(out, dtype), _range_default(start, end))
+    npdt = _np_dtype(dtype, _range_default(start, end))
     _check_not_bool(npdt, "logspace")
     return _finish(_ranges.logspace_values(start, end, steps, base, npdt), requires_grad,
                    device, out, "logspace")
@@ -653,6 +711,7 @@ def _range_default(start, end):
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The ``n`` x ``m`` identity matrix."""
+    dtype = _out_dtype(out, dtype, "eye", (n,) if m is None else (n, m))
     for name, v in (("n", n), ("m", m)):
         if v is None:
             continue

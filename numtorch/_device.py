@@ -1,5 +1,9 @@
 """``torch.device`` (numtorch computes on the CPU only) and layouts."""
 
+import re
+
+from ._naming import torch_named
+
 __all__ = ["device", "CPU"]
 
 
@@ -16,14 +20,21 @@ class device:
     def __reduce__(self):
         return (_rebuild_device, (self.type, self.index))
 
-    def __init__(self, type, index=None):
-        if isinstance(type, device):
-            type, index = type.type, type.index
-        if ":" in type:
-            type, _, idx = type.partition(":")
-            index = int(idx)
-        self.type = type
-        self.index = index
+    def __init__(self, type=None, index=None, **device):  # device=: PyTorch's 1st overload
+        if type is None and "device" in device:
+            type = device.pop("device")
+        if device:
+            raise TypeError(f"device() got an unexpected keyword argument '{next(iter(device))}'")
+        if _is_device(type):
+            if index is not None:
+                raise TypeError("device(): argument 'type' (position 1) must be str, not "
+                                "torch.device")
+            self.type, self.index = type.type, type.index
+            return
+        if type == "cpu" and index is None:  # the common case, parsed already
+            self.type, self.index = "cpu", None
+            return
+        self.type, self.index = _parse(type, index)
 
     def __repr__(self):
         if self.index is None:
@@ -34,9 +45,10 @@ class device:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+        # PyTorch compares devices with devices only: torch.device('cpu') == 'cpu' is False
+        if not isinstance(other, device):
+            return NotImplemented
+        return (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self):
         return hash((self.type, self.index))
@@ -48,6 +60,58 @@ class device:
         pass
 
 
+# c10's device types, in the order its error message lists them
+_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+          "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+          "privateuseone")
+_SPEC = re.compile(r"([A-Za-z_]+)(?::(0|[1-9][0-9]*))?")
+_SIGNATURES = " * (torch.device device)\n{}\n * (str type, int index = -1)\n"
+
+
+def _parse(spec, index):
+    """(type, index) of ``torch.device(spec, index)``, with PyTorch's errors."""
+    if isinstance(spec, bytes):
+        spec = spec.decode()
+    if not isinstance(spec, str):
+        if hasattr(spec, "__index__") and not isinstance(spec, bool) and index is None:
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        name = _type_name(spec)
+        raise TypeError(
+            f"device() received an invalid combination of arguments - got ({name}), but "
+            "expected one of:\n" + _SIGNATURES.format(
+                f"      didn't match because some of the arguments have invalid types: "
+                f"(!{name}!)"))
+    if index is not None and (isinstance(index, bool) or not hasattr(index, "__index__")):
+        raise TypeError(f"device(): argument 'index' (position 2) must be int, not "
+                        f"{_type_name(index)}")
+    if not spec:
+        raise RuntimeError("Device string must not be empty")
+    match = _SPEC.fullmatch(spec)
+    if match is None:
+        raise RuntimeError(f"Invalid device string: '{spec}'")
+    kind, idx = match.groups()
+    if idx is not None and int(idx) > 2 ** 31 - 1:  # c10 reads it with std::stoi
+        raise RuntimeError(f"Could not parse device index '{idx}' in device string '{spec}'")
+    if kind not in _TYPES:
+        raise RuntimeError(f"Expected one of {', '.join(_TYPES)} device type at start of "
+                           f"device string: {kind}")
+    if idx is not None and index is not None:
+        raise RuntimeError("type (string) must not include an index because index was "
+                           f"passed explicitly: {spec}")
+    if index is not None and int(index) < 0:
+        raise RuntimeError("Device index must not be negative")
+    return kind, int(idx) if idx is not None else None if index is None else int(index)
+
+
+def _is_device(value):
+    return isinstance(value, device)
+
+
+def _type_name(value):
+    from .ops._util import tp_name
+    return tp_name(value)
+
+
 CPU = device("cpu")
 
 
@@ -57,10 +121,11 @@ def check_device(dev):
         return
     d = dev if isinstance(dev, device) else device(dev) if isinstance(dev, str) else None
     if d is None:
-        if isinstance(dev, int):
-            raise RuntimeError("numtorch supports only the CPU device; got device index "
-                               f"{dev}")
+        if isinstance(dev, int):  # an accelerator's index
+            raise RuntimeError("Cannot access accelerator device when none is available.")
         raise TypeError(f"expected a device, got {type(dev).__name__}")
+    if d.type == "cuda":  # what PyTorch's CPU build says
+        raise AssertionError("Torch not compiled with CUDA enabled")
     if d.type not in ("cpu", "meta"):
         raise RuntimeError(f"numtorch supports only the CPU device; '{d}' is not available")
 
@@ -97,3 +162,8 @@ channels_last = memory_format("channels_last")
 def _rebuild_device(type, index):
     """Unpickle a device (by this module's name, which needs no ``torch`` module)."""
     return device(type, index)
+
+
+# <class 'torch.layout'>, <class 'torch.memory_format'> where torch is numtorch
+torch_named(layout, "numtorch")
+torch_named(memory_format, "numtorch")

@@ -127,7 +127,10 @@ def get_default_dtype():
 
 def set_default_dtype(d):
     """Set the default floating dtype; only float32 and float64 are allowed (float16 too)."""
-    if not isinstance(d, dtype) or not d.is_floating_point:
+    if not isinstance(d, dtype):
+        raise TypeError("invalid dtype object: only floating-point types are supported as the "
+                        "default type")
+    if not d.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
     _state["default"] = d
 
@@ -222,6 +225,19 @@ def to_dtype(d):
     return from_numpy_dtype(d)
 
 
+_DEFAULT = object()  # finfo() without an argument: the default dtype's
+_PYTHON_TYPES = (float, int, bool, complex)  # PyTorch's parser takes these as dtypes
+
+
+def _info_arg(value, op):
+    """The dtype argument of finfo/iinfo: a dtype or Python's float, int, bool, complex."""
+    if isinstance(value, dtype) or isinstance(value, type) and value in _PYTHON_TYPES:
+        return to_dtype(value)
+    from .ops._util import tp_name
+    raise TypeError(f"{op}(): argument 'type' (position 1) must be torch.dtype, not "
+                    f"{tp_name(value)}")
+
+
 class finfo:
     """``torch.finfo``: the limits of a floating dtype (complex ones give their real part's).
 
@@ -231,8 +247,8 @@ class finfo:
 
     __module__ = "torch"
 
-    def __init__(self, type=None):
-        d = get_default_dtype() if type is None else to_dtype(type)
+    def __init__(self, type=_DEFAULT):
+        d = get_default_dtype() if type is _DEFAULT else _info_arg(type, "finfo")
         if d.category < _FLOAT:
             raise TypeError("torch.finfo() requires a floating point input type. "
                             "Use torch.iinfo to handle 'torch.finfo'")
@@ -265,7 +281,7 @@ class iinfo:
     __module__ = "torch"
 
     def __init__(self, type):
-        d = to_dtype(type)
+        d = _info_arg(type, "iinfo")
         if d is bool_:
             raise TypeError("torch.bool is not supported by torch.iinfo")
         if d.category != _INT:

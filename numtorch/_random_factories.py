@@ -31,7 +31,8 @@ def _type_name(v):
         return "torch.dtype"
     if isinstance(v, R.Generator):
         return "torch.Generator"
-    return type(v).__name__
+    from .ops._util import tp_name
+    return tp_name(v)
 
 
 def _invalid_combination(op, args, kwargs, signatures):
@@ -111,7 +112,8 @@ def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None,
     tensor([0.4963, 0.7682])
     """
     shape = _shape(_size_kw(sizes, size, "rand"), "rand")
-    arr = R.uniform(shape, _np_dtype(_out_dtype(out, dtype)), 0.0, 1.0, generator)
+    arr = R.uniform(shape, _np_dtype(_out_dtype(out, dtype, "rand", sizes)), 0.0, 1.0,
+                    generator)
     return _finish(arr, requires_grad, device, out, "rand")
 
 
@@ -124,7 +126,8 @@ def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None,
     tensor([ 1.5410, -0.2934])
     """
     shape = _shape(_size_kw(sizes, size, "randn"), "randn")
-    arr = R.normal(shape, _np_dtype(_out_dtype(out, dtype)), 0.0, 1.0, generator)
+    arr = R.normal(shape, _np_dtype(_out_dtype(out, dtype, "randn", sizes)), 0.0, 1.0,
+                   generator)
     return _finish(arr, requires_grad, device, out, "randn")
 
 

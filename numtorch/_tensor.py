@@ -25,6 +25,7 @@ from .autograd.engine import OWNED_GRAD
 __all__ = ["Tensor"]
 
 _ndarray = np.ndarray
+_new_size = tuple.__new__  # a Size of a NumPy shape, without Size()'s checks of user input
 
 
 class _InferenceVC(list):
@@ -126,7 +127,7 @@ class Tensor:
     # ---- metadata ----------------------------------------------------------------------
     @property
     def shape(self):
-        return Size(self._data.shape)
+        return _new_size(Size, self._data.shape)
 
     def size(self, dim=None, **numpy_names):
         """The shape as ``torch.Size``, or the length of dimension ``dim`` (also spelled
@@ -142,7 +143,7 @@ class Tensor:
                 raise TypeError(f"size() got an unexpected keyword argument "
                                 f"'{next(iter(numpy_names))}'")
         if dim is None:
-            return Size(self._data.shape)
+            return _new_size(Size, self._data.shape)
         return self._data.shape[self._wrap_size_dim(dim)]
 
     @property

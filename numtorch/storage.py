@@ -289,3 +289,8 @@ def storage_type_of(dtype):
 def empty_untyped(dtype, numel):
     """A new storage for ``numel`` elements of ``dtype``, aligned for that dtype."""
     return UntypedStorage(np.empty(numel, dtype.np).view(np.uint8))
+
+
+from ._naming import use_torch_names  # noqa: E402
+
+use_torch_names(globals())  # <class 'torch.storage.UntypedStorage'> where torch is numtorch

@@ -9,7 +9,7 @@ import pytest
 
 import numtorch
 from numtorch import _dtype as D
-from helpers import check_error, check_same, dtype_name
+from helpers import check_error, check_same, check_same_outcome, dtype_name
 
 NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
          "complex64", "complex128"]
@@ -178,3 +178,55 @@ def test_finfo_iinfo_match_torch(torch):
                + [repr(lib.finfo()), repr(lib.iinfo(lib.int64)), lib.iinfo(lib.uint8).bits,
                   lib.finfo(lib.float32).tiny, lib.finfo(lib.float16).resolution], exact=True)
     check_error(lambda lib: lib.iinfo(lib.float32))
+
+
+# ---- dtype= arguments of the factories (PyTorch's parser: a dtype or float/int/bool/complex)
+BAD_DTYPES = ["float32", np.float32, np.dtype("float32"), 3]
+FACTORIES = {
+    "tensor": lambda lib, d: lib.tensor([1, 2], dtype=d),
+    "as_tensor": lambda lib, d: lib.as_tensor([1, 2], dtype=d),
+    "zeros": lambda lib, d: lib.zeros(2, dtype=d),
+    "ones": lambda lib, d: lib.ones((2, 2), dtype=d),
+    "empty": lambda lib, d: lib.empty(0, dtype=d),
+    "full": lambda lib, d: lib.full((2,), 1, dtype=d),
+    "zeros_like": lambda lib, d: lib.zeros_like(lib.ones(2), dtype=d),
+    "full_like": lambda lib, d: lib.full_like(lib.ones(2), 3, dtype=d),
+    "new_zeros": lambda lib, d: lib.ones(2).new_zeros(2, dtype=d),
+    "new_full": lambda lib, d: lib.ones(2).new_full((2,), 1, dtype=d),
+    "new_tensor": lambda lib, d: lib.ones(2).new_tensor([1], dtype=d),
+    "arange": lambda lib, d: lib.arange(3, dtype=d),
+    "arange3": lambda lib, d: lib.arange(0, 5, 2, dtype=d),
+    "linspace": lambda lib, d: lib.linspace(0, 1, 3, dtype=d),
+    "logspace": lambda lib, d: lib.logspace(0, 1, 3, dtype=d),
+    "eye": lambda lib, d: lib.eye(2, dtype=d),
+    "rand": lambda lib, d: lib.rand(2, 3, dtype=d),
+    "randn": lambda lib, d: lib.randn(2, dtype=d),
+}
+
+
+@pytest.mark.parametrize("bad", BAD_DTYPES, ids=["str", "np_type", "np_dtype", "int"])
+@pytest.mark.parametrize("name", list(FACTORIES))
+def test_factory_rejects_non_torch_dtype(name, bad):
+    check_error(lambda lib: FACTORIES[name](lib, bad))
+
+
+@pytest.mark.parametrize("py_type", [float, int, bool, complex])
+@pytest.mark.parametrize("name", ["tensor", "zeros", "full", "zeros_like", "new_zeros",
+                                  "linspace"])
+def test_factory_takes_python_types_as_dtypes(torch, name, py_type):
+    check_same_outcome(lambda lib: dtype_name(FACTORIES[name](lib, py_type).dtype))
+
+
+@pytest.mark.parametrize("arg", [None, "float32", np.float32, np.dtype("float64"), 3])
+def test_finfo_iinfo_reject_non_dtypes(arg):
+    check_error(lambda lib: lib.finfo(arg))
+    check_error(lambda lib: lib.iinfo(arg))
+
+
+def test_finfo_iinfo_take_python_types(torch):
+    check_same(lambda lib: (repr(lib.finfo(float)), repr(lib.iinfo(int)), repr(lib.finfo())))
+
+
+@pytest.mark.parametrize("arg", [float, "float64", None, np.float64])
+def test_set_default_dtype_rejects_non_dtypes(arg):
+    check_error(lambda lib: lib.set_default_dtype(arg))

@@ -26,6 +26,7 @@ def _saved(i, needs=None):
         if needs is not None and not ctx.needs_input_grad[needs]:
             return None
         return ctx.saved_tensors[i]
+    get.index = i  # (``_raw_saved_<name>`` reads the entry itself)
     return get
 
 
@@ -47,6 +48,7 @@ def _operand(i, needs=None):
                                                                          D.complex128)
                 return _creation.tensor(scalar, dtype=kind)
         return t
+    get.index = i
     return get
 
 
@@ -113,6 +115,18 @@ for _name in ("Log", "Sin", "Cos", "Abs"):
 
 
 def saved_attr_properties(node_name):
-    """``{'_saved_<name>': property}`` for the node class ``node_name`` (empty if unknown)."""
-    return {f"_saved_{k}": property(get, doc=f"What the node saved as ``{k}``.")
-            for k, get in _TABLE.get(node_name, {}).items()}
+    """``{'_saved_<name>': property}`` for the node class ``node_name`` (empty if unknown),
+    with ``_raw_saved_<name>`` (its ``SavedTensor``) for the tensors."""
+    table = _TABLE.get(node_name, {})
+    props = {f"_saved_{k}": property(get, doc=f"What the node saved as ``{k}``.")
+             for k, get in table.items()}
+    props.update({f"_raw_saved_{k}": property(_raw(get.index), doc=f"The saved ``{k}``.")
+                  for k, get in table.items() if hasattr(get, "index")})
+    return props
+
+
+def _raw(i):
+    def get(ctx):
+        from .graph import SavedTensor
+        return SavedTensor(ctx, i)  # (once freed, its register_hooks says so)
+    return get

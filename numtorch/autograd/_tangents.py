@@ -625,6 +625,7 @@ def run_custom(cls, args, kwargs):
         if cls._setup_ctx:
             out = cls.forward(*args, **kwargs)
             cls.setup_context(ctx, args, out)
+            _interpose.after_setup(cls, args, out)
         else:
             out = cls.forward(ctx, *args, **kwargs)
     finally:

@@ -122,7 +122,8 @@ def unpack_dual(tensor, *, level=None):
     UnpackedDualTensor(primal=tensor([1.]), tangent=None)
     """
     lvl = _level_id(level)
-    if lvl is None:
+    # NOTE: a custom Function's forward and jvp run with forward grad off: no tangent there
+    if lvl is None or lvl >= _interpose.STATE.ceiling:
         return UnpackedDualTensor(tensor, None)
     return UnpackedDualTensor(*unpack_at(tensor, lvl))
 
@@ -165,7 +166,7 @@ def _is_fwd_grad_enabled():
 def tangent_suffix(t):
     """The ``tangent=...`` suffix PyTorch prints for a dual tensor at the public level."""
     lvl = _level_id(None)
-    if lvl is None:
+    if lvl is None or lvl >= _interpose.STATE.ceiling:  # hidden (see unpack_dual)
         return []
     tan = _tangents.get_tangent(t, lvl)
     return [] if tan is None else [f"tangent={tan}"]

@@ -28,10 +28,11 @@ from .grad_mode import STATE
 from .graph import (ANOMALY, Node, DelayedError, pack_saved, unpack_saved, freed_error,
                     _hook_stack, _sequence)
 from ._saved_attrs import saved_attr_properties
+from .._naming import use_torch_names
 
 Tensor = None  # bound by numtorch._tensor after the class exists (import cycle)
 
-__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
+__all__ = ["FunctionCtx", "BackwardCFunction", "FunctionMeta", "Function", "once_differentiable",
            "InplaceFunction", "NestedIOFunction"]
 
 _FREED = object()  # marks released saved tensors (compared by identity)
@@ -124,6 +125,12 @@ class BackwardCFunction(FunctionCtx, Node):
 
     def name(self):
         return self._forward_cls._node_name or type(self).__name__
+
+    @property
+    def _raw_saved_tensors(self):
+        """A ``SavedTensor`` per tensor saved for backward (to set hooks on one of them)."""
+        from .graph import raw_saved_tensors
+        return raw_saved_tensors(self)
 
     def __call__(self, *grads):
         if not self._forward_cls._builtin:  # a Python node in PyTorch: not callable
@@ -295,8 +302,9 @@ def _node_module(cls):
     return "builtins" if getattr(cls, "_builtin", False) else "torch.autograd.function"
 
 
-class _FunctionMeta(type):
-    """Gives each Function subclass its ``<Name>Backward`` node class (PyTorch's FunctionMeta)."""
+class FunctionMeta(type):
+    """Gives each Function subclass its ``<Name>Backward`` node class (PyTorch's FunctionMeta,
+    by the same name: ``type(MyFunction)`` prints it)."""
 
     def __init__(cls, name, bases, attrs):
         super().__init__(name, bases, attrs)
@@ -388,11 +396,14 @@ def _array_backward_of(cls):
     return None
 
 
+_PUBLIC_NAME = "torch.autograd.function"  # Function's __module__ where torch is numtorch
+
+
 def _user_names(cls):
     """Attribute names defined by subclasses of Function (not by Function itself)."""
     names = set()
     for klass in cls.__mro__:
-        if klass.__name__ == "Function" and klass.__module__ == __name__:
+        if klass.__name__ == "Function" and klass.__module__ in (__name__, _PUBLIC_NAME):
             break
         names.update(klass.__dict__)
     return names
@@ -409,7 +420,10 @@ def _missing_backward(ctx, *grad_outputs):
         "autograd.Function to use it with backward mode AD.")
 
 
-class Function(FunctionCtx, metaclass=_FunctionMeta):
+_FunctionMeta = FunctionMeta
+
+
+class Function(FunctionCtx, metaclass=FunctionMeta):
     """Base class for custom differentiable operations (see the module docstring)."""
 
     __slots__ = ("__dict__",)
@@ -474,6 +488,8 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
             args, kwargs = _bind_args(cls, args, kwargs)
         elif len(args) == 1 and not kwargs and _interpose is None and type(args[0]) is Tensor:
             return _apply_one(cls, args[0])
+        if kwargs:
+            args, kwargs = _keywords(cls, args, kwargs)
         return _apply(cls, args, kwargs)
 
     @staticmethod
@@ -497,6 +513,44 @@ def _bind_args(cls, args, kwargs):
     bound = sig[0].bind(*args, **kwargs)
     bound.apply_defaults()
     return bound.args, bound.kwargs
+
+
+def _keywords(cls, args, kwargs):
+    """What becomes of ``apply``'s keyword arguments: PyTorch's transforms treat them their
+    own way (see ``_interpose.transform_kwargs``); otherwise they fill forward's slots."""
+    if _interpose is not None:
+        from . import _interpose as ip
+        done = ip.transform_kwargs(cls, args, kwargs)
+        if done is not None:
+            return done
+    return _kwargs_as_positional(cls, args, kwargs), {}
+
+
+def _kwargs_as_positional(cls, args, kwargs):
+    """Keyword arguments of ``apply`` put in the positional slots of ``forward``'s parameters
+    of those names, as PyTorch's apply does (they then count as inputs in that order, and
+    forward gets them positionally). No defaults are filled in: a gap before a keyword's
+    slot, a keyword-only parameter or an unknown name raises PyTorch's TypeError."""
+    code = getattr(cls.forward, "__code__", None)
+    if code is None:  # not a Python function: nothing to bind against
+        raise TypeError(f"forward() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    names = code.co_varnames[:code.co_argcount]
+    if not cls._setup_ctx:
+        names = names[1:]  # ctx
+    slots = list(args)
+    unset = object()
+    for key, value in kwargs.items():
+        if key not in names:
+            raise TypeError(f"forward() got an unexpected keyword argument '{key}'")
+        i = names.index(key)
+        if i < len(slots) and slots[i] is not unset:
+            raise TypeError(f"forward() got multiple values for argument '{key}'")
+        slots.extend([unset] * (i + 1 - len(slots)))
+        slots[i] = value
+    for i, v in enumerate(slots):
+        if v is unset:
+            raise TypeError(f"forward() missing required argument: '{names[i]}' (position {i})")
+    return tuple(slots)
 
 
 _TRUE1, _FALSE1 = (True,), (False,)
@@ -539,11 +593,18 @@ def _apply(cls, args, kwargs):
         if cls._setup_ctx:
             out = cls.forward(*args, **kwargs)
             cls.setup_context(ctx, args, out)
+            if _interpose is not None:  # torch.func's extra setup_context calls
+                _after_setup(cls, args, out)
         else:
             out = cls.forward(ctx, *args, **kwargs)
     finally:
         STATE.enabled = grad_on
     return _wrap_outputs(ctx, inputs, out, record)
+
+
+def _after_setup(cls, args, out):
+    from . import _interpose as ip
+    ip.after_setup(cls, args, out)
 
 
 def _apply_one(cls, a):
@@ -670,11 +731,12 @@ def _wrap_outputs(ctx, args, out, record):
             meta.append(None)
             continue
         is_dirty = any(o is d for d in dirty)
+        # NOTE: tested before an input returned as it is gets aliased below
+        diff = record and not any(o is n for n in non_diff) and \
+            (o.dtype.is_floating_point or o.dtype.is_complex)
         if not is_dirty and any(o is a for a in args):
             o = o._alias()
         meta.append((o._data.shape, o.dtype))
-        diff = record and not any(o is n for n in non_diff) and \
-            (o.dtype.is_floating_point or o.dtype.is_complex)
         if is_dirty:
             _rebase_dirty(ctx, o, i, diff, args)
         elif diff:
@@ -831,3 +893,6 @@ class NestedIOFunction(Function):
     def __init__(self, *args, **kwargs):
         raise NotImplementedError("numtorch does not support NestedIOFunction; use a "
                                   "static-method torch.autograd.Function")
+
+
+use_torch_names(globals())  # Function prints as torch.autograd.function.Function

@@ -12,6 +12,8 @@ import sys
 import threading
 import warnings
 
+from .._naming import use_torch_names
+
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "set_multithreading_enabled",
            "is_multithreading_enabled"]
@@ -101,7 +103,7 @@ def _wrap_generator(make_ctx, func):
     return generator_context
 
 
-class _NoParamDecorator(_DecoratorContextManager):
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
     """Lets ``@no_grad`` be used without parentheses, as PyTorch allows."""
 
     def __new__(cls, orig_func=None):
@@ -112,7 +114,7 @@ class _NoParamDecorator(_DecoratorContextManager):
         return self(orig_func)
 
 
-class no_grad(_NoParamDecorator):
+class no_grad(_NoParamDecoratorContextManager):
     """Disable gradient recording inside the block (or the decorated function)."""
 
     def __init__(self):
@@ -126,7 +128,7 @@ class no_grad(_NoParamDecorator):
         STATE.enabled = self.prev
 
 
-class enable_grad(_NoParamDecorator):
+class enable_grad(_NoParamDecoratorContextManager):
     """Enable gradient recording inside the block, even within ``no_grad``."""
 
     def __init__(self):
@@ -223,3 +225,8 @@ class set_multithreading_enabled(_DecoratorContextManager):
 
     def clone(self):
         return type(self)(self.mode)
+
+
+# PyTorch keeps the decorator bases in torch.utils._contextlib (names only shown by __mro__)
+use_torch_names(globals(), {_DecoratorContextManager: "numtorch.utils._contextlib",
+                            _NoParamDecoratorContextManager: "numtorch.utils._contextlib"})

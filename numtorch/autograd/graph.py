@@ -223,8 +223,12 @@ DelayedError.__name__ = DelayedError.__qualname__ = "Error"  # PyTorch's type na
 _VERSION_MSG = (
     "one of the variables needed for gradient computation has been modified by an inplace "
     "operation: [torch.{tname} [{shape}]]{origin} is at version {now}; expected version "
-    "{saved} instead. Hint: enable anomaly detection to find the operation that failed to "
-    "compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+    "{saved} instead. Hint: {hint}")
+_VERSION_HINT = ("enable anomaly detection to find the operation that failed to compute its "
+                 "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+_VERSION_HINT_ANOMALY = ("the backtrace further above shows the operation that failed to "
+                         "compute its gradient. The variable in question was changed in there "
+                         "or anywhere later. Good luck!")
 _FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
     "after they have already been freed). Saved intermediate values of the graph are freed "
@@ -249,7 +253,8 @@ def version_error(tensor, saved_version):
     shape = ", ".join(str(s) for s in tensor._data.shape)
     return RuntimeError(_VERSION_MSG.format(
         tname=LEGACY_NAMES[tensor.dtype], shape=shape, origin=origin,
-        now=tensor._vc[0], saved=saved_version))
+        now=tensor._vc[0], saved=saved_version,
+        hint=_VERSION_HINT_ANOMALY if ANOMALY[0] else _VERSION_HINT))
 
 
 def freed_error():
@@ -297,15 +302,16 @@ def pack_saved(t, node, is_output):
     return (0, t, t._vc[0])
 
 
-def _pack_with_hook(t, is_output):
+def _pack_with_hook(t, is_output, hooks=None, arg=None):
     """A kind-3 entry: the innermost pack hook's result (run without recording, as in
-    PyTorch) and where the tensor sits in the graph, to give the unpacked tensor."""
-    pack, unpack = _hook_stack[-1]
+    PyTorch) and where the tensor sits in the graph, to give the unpacked tensor. ``hooks``
+    and ``arg``: the pair and what pack receives, when not the innermost pair and ``t``."""
+    pack, unpack = hooks or _hook_stack[-1]
     version = t._vc[0]
     prev = STATE.enabled
     STATE.enabled = False
     try:
-        packed = pack(t)
+        packed = pack(t if arg is None else arg)
     finally:
         STATE.enabled = prev
     if t._vc[0] != version:
@@ -322,6 +328,78 @@ def _pack_with_hook(t, is_output):
     return (3, packed, unpack, fn, nr, t._rg, acc)
 
 
+class SavedTensor:
+    """One entry of a node's saved tensors (``grad_fn._raw_saved_self``,
+    ``grad_fn._raw_saved_tensors``), on which a pair of saved-tensor hooks can be set.
+
+    >>> import numtorch as torch
+    >>> x = torch.ones(2, requires_grad=True)
+    >>> y = x.pow(2)
+    >>> y.grad_fn._raw_saved_self.register_hooks(lambda t: t * 3, lambda t: t)
+    >>> y.grad_fn._saved_self
+    tensor([3., 3.], requires_grad=True)
+    """
+
+    __slots__ = ("_node", "_index")
+
+    def __init__(self, node, index):
+        self._node, self._index = node, index
+
+    def register_hooks(self, *hooks):
+        """Pack the saved tensor now with ``pack_hook``; ``unpack_hook`` gives it back each
+        time backward reads it (no version check then, as with ``saved_tensors_hooks``)."""
+        if len(hooks) != 2 or not all(callable(h) for h in hooks):
+            raise TypeError(
+                "register_hooks(): incompatible function arguments. The following argument "
+                "types are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
+                "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\n"
+                f"Invoked with: {', '.join(repr(a) for a in (self,) + hooks)}")
+        node, i = self._node, self._index
+        saved = node._saved
+        # NOTE: PyTorch frees a built-in node's saved tensors with their hooks, while a
+        # custom Function's SavedTensor held from before backward keeps its hooks
+        hooked = node.__dict__.setdefault("_hooked_saved", set())
+        if node._forward_cls._builtin and type(saved) is not tuple:
+            hooked.clear()
+        if i in hooked or type(saved) is tuple and saved[i] is not None and saved[i][0] == 3:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
+                               "already been set. Hint: only one pair of hooks is allowed at "
+                               "a time.")
+        if type(saved) is not tuple:  # released after backward
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through "
+                "the graph a second time or if you need to access saved variables after "
+                "calling backward.")
+        entry = saved[i]
+        if entry is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                               "forbidden")
+        hooked.add(i)
+        if entry[0] == 1:  # the node's own output: pack sees its data, without the graph
+            _, data, vc, version, output_nr, rg = entry
+            t = Tensor._make(data, None, False)
+            t._vc = vc
+            new = _pack_with_hook(t, False, hooks)
+            new = (3, new[1], new[2], _OWN, output_nr, rg, None)
+        else:
+            t = entry[1] if entry[0] == 0 else entry[2](entry[1])
+            new = _pack_with_hook(t, False, hooks, t.detach())
+        node._saved = saved[:i] + (new,) + saved[i + 1:]
+
+
+SavedTensor.__module__ = "torch._C._autograd"  # where PyTorch's class lives (its repr)
+
+
+def raw_saved_tensors(node):
+    """``grad_fn._raw_saved_tensors``: a SavedTensor per saved entry."""
+    saved = node._saved
+    if type(saved) is not tuple:
+        raise freed_error()
+    return tuple(SavedTensor(node, i) for i in range(len(saved)))
+
+
 def unpack_saved(entry, node):
     """The tensor of a saved entry, checking it was not modified in place since."""
     if entry is None:
@@ -330,6 +408,11 @@ def unpack_saved(entry, node):
     if kind == 0:
         t = entry[1]
         if t._vc[0] != entry[2]:
+            if t._extra is not None and "ng_view" in t._extra:
+                # PyTorch reads the saved view's grad_fn first: regenerating it for a view
+                # made in no_grad mode fails before the version is compared
+                from ._copy_slices import no_grad_view_error
+                raise no_grad_view_error(t, indirect=True)
             raise version_error(t, entry[2])
         return t
     if kind == 1:

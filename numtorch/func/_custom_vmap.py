@@ -75,10 +75,39 @@ def _apply_batched(cls, args, kwargs, level):
         p = physical(a, level) if isinstance(a, Tensor) else None
         phys.append(a if p is None else p)
         flags.append(p is not None)
+    if _has_vmap(cls) and not _interpose.STATE.fw_levels and not _grad_levels_above(cls):
+        return _apply_vmap_rule(cls, level, kwargs, flags, phys)
     out = VmappedFunction.apply(cls, level, kwargs, tuple(flags), *phys)
     outs = out if isinstance(out, tuple) else (out,)
     wrapped = tuple(wrap(o, level) if isinstance(o, Tensor) else o for o in outs)
     return wrapped if _LAST_TUPLE[0] else wrapped[0]
+
+
+def _grad_levels_above(cls):
+    """Whether grad/vjp transforms inside this vmap see the call (they then differentiate the
+    Function with its backward, batched: see _interpose.extra_setups). The node's own
+    setup_context call stands for one of their extra calls."""
+    pending = _interpose.STATE.pending
+    if pending is None or pending[0] is not cls or not pending[1]:
+        return False
+    _interpose.STATE.pending = (cls, pending[1][:-1]) if len(pending[1]) > 1 else None
+    return True
+
+
+def _apply_vmap_rule(cls, level, kwargs, flags, phys):
+    """The Function's ``vmap`` staticmethod on the physical tensors, as PyTorch runs it when no
+    transform inside the vmap differentiates the call: no node, no setup_context; autograd
+    records the staticmethod's own ops (so its backward is theirs)."""
+    size = batch_size(level)
+    info = VmapInfo(size, _randomness(level))
+    in_dims = tuple(0 if f else None for f in flags)
+    out, out_dims = _check_vmap_result(cls.vmap(info, in_dims, *phys, **kwargs))
+    is_tuple = isinstance(out, tuple)
+    outs = out if is_tuple else (out,)
+    dims = _flat_out_dims(out, out_dims)
+    res = tuple(o if not isinstance(o, Tensor) or d is None else
+                wrap(o.movedim(d, 0) if d != 0 else o, level) for o, d in zip(outs, dims))
+    return res if is_tuple else res[0]
 
 
 _STASH = []           # the user ctx, from forward to setup_context
@@ -151,6 +180,8 @@ def _flat_out_dims(out, out_dims):
 
 class VmappedFunction(Function):
     """The node a user Function leaves in the graph when applied under vmap."""
+
+    _internal = True  # not a user Function: no extra setup_context calls (see _interpose)
 
     @staticmethod
     def forward(user_cls, level, kwargs, flags, *phys):

@@ -21,13 +21,17 @@ __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"
 
 
 class _FuncLevel:
-    """Marks a torch.func transform as active (custom Functions then need setup_context)."""
+    """Marks a torch.func transform as active (custom Functions then need setup_context);
+    ``diff`` for the transforms that differentiate what runs inside (grad, vjp, jvp)."""
+
+    def __init__(self, diff=True):
+        self.diff = diff
 
     def __enter__(self):
-        _interpose.enter_func()
+        _interpose.enter_func(self.diff)
 
     def __exit__(self, *exc):
-        _interpose.exit_func()
+        _interpose.exit_func(self.diff)
 
 
 def _zeros_like(t):
@@ -256,7 +260,7 @@ def _vjp_with_argnums(func, primals, has_aux):
             raise RuntimeError("Expected pytree structure of cotangents to be the same as "
                                "pytree structure of outputs to the function. cotangents: "
                                f"{ct_spec.pprint()}, primal output: {out_spec.pprint()}")
-        with _FuncLevel():
+        with _FuncLevel(diff=False):  # a backward: nothing here runs forward in the level
             cg = create or (create_graph is True) or any(
                 isinstance(c, Tensor) and c._rg for c in flat_ct)
             pairs = [(o, c) for o, c in zip(flat_out, flat_ct) if o._rg]
@@ -276,7 +280,7 @@ def _vjp_with_argnums(func, primals, has_aux):
 
 
 # ---- jvp ------------------------------------------------------------------------------------
-def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+def jvp(func, primals, tangents, *, strict=False, has_aux=False, _diff=True):
     """``(func(*primals), J @ tangents)`` by forward-mode AD.
 
     >>> import numtorch as torch
@@ -301,7 +305,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             if not isinstance(x, Tensor):
                 raise RuntimeError(f"{what}: Expected {name} to only contain Tensors, got "
                                    f"{type(x)}")
-    with _FuncLevel():
+    with _FuncLevel(_diff):
         return _jvp(func, flat_p, flat_t, p_spec, has_aux)
 
 
@@ -378,26 +382,49 @@ def _one_hot_map(fn, t, chunk_size=None):
     """``fn`` (returning a tuple of tensors) applied to each one-hot tensor shaped like ``t``,
     results stacked along a new dim 0: one vmap call, or a loop where vmap fails."""
     from .. import _creation
+    basis = _creation.eye(t.numel(), dtype=t.dtype).reshape((t.numel(),) + tuple(t.shape))
+    if t.numel() == 0:
+        return tuple(r.new_zeros((0,) + tuple(r.shape)) for r in fn(_zeros_like(t)))
+    return _rows_map(fn, (basis,), t.numel(), chunk_size)
+
+
+def _rows_map(fn, basis, n, chunk_size=None, randomness="error"):
+    """``fn(*rows)`` (a tuple of tensors) for each row of the ``basis`` tensors (``n`` rows),
+    stacked along a new dim 0: one vmap call, or a loop where vmap fails."""
     from ..ops.shape import stack
     from ._vmap import vmap
-    basis = _creation.eye(t.numel(), dtype=t.dtype).reshape((t.numel(),) + tuple(t.shape))
     # NOTE: PyTorch batches even a single one-hot (its zeros' signs then come out of a
     # batched backward's reductions) but loops for chunk_size=1
-    if t.numel() > 0 and chunk_size != 1:
+    if chunk_size != 1:
         try:
-            return vmap(fn, chunk_size=chunk_size)(basis)
+            return vmap(fn, chunk_size=chunk_size, randomness=randomness)(*basis)
         except Exception as e:  # noqa: BLE001 - the loop below raises any genuine error again
             if getattr(e, "user_vmap_error", False):  # as PyTorch: a custom Function
                 raise                                # without a vmap rule fails here
-    if t.numel() == 0:
-        return tuple(r.new_zeros((0,) + tuple(r.shape)) for r in fn(_zeros_like(t)))
-    results = [fn(basis[i]) for i in range(t.numel())]
+    results = [fn(*[b[i] for b in basis]) for i in range(n)]
     return tuple(stack([r[m] for r in results]) for m in range(len(results[0])))
 
 
+def _standard_basis(flat_in, numels):
+    """PyTorch's basis for jacfwd: one tensor per input, shaped ``(sum(numels),) + shape``,
+    holding the rows of the identity that belong to that input (zeros elsewhere)."""
+    from .. import _creation
+    total = sum(numels)
+    basis = []
+    start = 0
+    for x, k in zip(flat_in, numels):
+        b = _creation.zeros((total, k), dtype=x.dtype)
+        if k:
+            b[start:start + k] = _creation.eye(k, dtype=x.dtype)
+        basis.append(b.reshape((total,) + tuple(x.shape)))
+        start += k
+    return basis
+
+
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
-    """The Jacobian of ``func`` by forward mode: jvps of the one-hot tangents of each input,
-    batched with vmap (looped where vmap cannot batch them).
+    """The Jacobian of ``func`` by forward mode: jvps of the one-hot tangents of all inputs,
+    batched with one vmap (looped where vmap cannot batch them), so ``func`` runs once, as in
+    PyTorch.
 
     >>> import numtorch as torch
     >>> torch.func.jacfwd(lambda x: x ** 2)(torch.tensor([1., 2.]))
@@ -409,26 +436,39 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         n = _check_argnums(argnums, len(args))
         diff = _select(args, n)
         flat_in, in_spec = _pytree.tree_flatten(diff)
-        for x in flat_in:
-            x.numel()   # PyTorch sizes its basis first: a non-tensor fails here, as there
+        numels = [x.numel() for x in flat_in]  # PyTorch sizes its basis first: a non-tensor
+        basis = _standard_basis(flat_in, numels)  # fails here, as there
+        specs = {}
 
         def f(*flat):
             return func(*_replace(args, n, _pytree.tree_unflatten(list(flat), in_spec)),
                         **kwargs)
-        res = jvp(f, tuple(flat_in), tuple(_zeros_like(x) for x in flat_in), has_aux=has_aux)
-        out, aux = res[0], (res[2] if has_aux else None)
-        flat_out, out_spec = _pytree.tree_flatten(out)
-        cols = []   # cols[m][k]: tangents of output k for input m's one-hot tangents
-        for m, x in enumerate(flat_in):
-            def col(e, m=m):
-                tans = tuple(e if j == m else _zeros_like(q) for j, q in enumerate(flat_in))
-                return tuple(_pytree.tree_flatten(jvp(f, tuple(flat_in), tans,
-                                                      has_aux=has_aux)[1])[0])
-            cols.append(_one_hot_map(col, x))
-        per_out = [[cols[m][k].movedim(0, -1).reshape(tuple(o.shape) + tuple(x.shape))
-                    for m, x in enumerate(flat_in)] for k, o in enumerate(flat_out)]
-        jac = _assemble(per_out, out_spec, in_spec)
-        return (jac, aux) if has_aux else jac
+
+        def push_jvp(*tans):
+            res = jvp(f, tuple(flat_in), tans, has_aux=has_aux)
+            flat_t, specs["out"] = _pytree.tree_flatten(res[1])
+            flat_aux = []
+            if has_aux:
+                flat_aux, specs["aux"] = _pytree.tree_flatten(res[2])
+            specs["n"] = len(flat_t)
+            return tuple(flat_t) + tuple(flat_aux)
+        if sum(numels) == 0:
+            rows = tuple(r.new_zeros((0,) + tuple(r.shape))  # (aux included: PyTorch's
+                         for r in push_jvp(*[_zeros_like(x) for x in flat_in]))  # aux[0] fails)
+        else:
+            rows = _rows_map(push_jvp, basis, sum(numels), randomness=randomness)
+        k = specs["n"]
+        per_out = []
+        for jac in rows[:k]:
+            cols = jac.movedim(0, -1).split(numels, dim=-1)
+            out_shape = tuple(jac.shape[1:])
+            per_out.append([c.reshape(out_shape + tuple(x.shape))
+                            for c, x in zip(cols, flat_in)])
+        jac = _assemble(per_out, specs["out"], in_spec)
+        if has_aux:
+            aux = _pytree.tree_unflatten([a.select(0, 0) for a in rows[k:]], specs["aux"])
+            return jac, aux
+        return jac
     return wrapper
 
 
@@ -451,10 +491,12 @@ def linearize(func, *primals):
     >>> fn(torch.tensor([2.0]))
     tensor([2.])
     """
-    with _FuncLevel():
+    # NOTE: PyTorch traces one jvp here and replays the trace in jvp_fn: a custom Function's
+    # setup_context runs once per call (no extra call for a jvp level, see extra_setups)
+    with _FuncLevel(diff=False):
         out = func(*primals)
     out = _pytree.tree_map(lambda o: detach_any(o) if isinstance(o, Tensor) else o, out)
 
     def jvp_fn(*tangents):
-        return jvp(func, primals, tangents)[1]
+        return jvp(func, primals, tangents, _diff=False)[1]
     return out, jvp_fn

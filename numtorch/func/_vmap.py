@@ -158,10 +158,12 @@ def _run(func, flat, spec, dims, size, out_dims, randomness, kwargs):
         out = func(*_pytree.tree_unflatten(batched, spec), **kwargs)
         if randomness != "same" and not _same_rng(_rng_state(), before):
             if randomness == "error":
-                raise RuntimeError(
+                err = RuntimeError(
                     "vmap: called random operation while in randomness error mode. Please "
                     "either use the 'same' or 'different' randomness flags on vmap or perform "
                     "the randomness operation out of vmap")
+                err.user_vmap_error = True  # jacfwd/jacrev re-raise it rather than loop
+                raise err
             raise Unbatchable("random draws differ per sample")
         return _unwrap_outputs(func, out, out_dims, level, size)
     except Exception as e:  # noqa: BLE001 - only batching failures are caught

@@ -77,15 +77,14 @@ def cpu(self, memory_format=None):
 
 
 def cuda(self, device=None, non_blocking=False, memory_format=None):
-    raise RuntimeError("numtorch runs on the CPU only: Tensor.cuda() is not available "
-                       "(torch.cuda.is_available() is False)")
+    raise AssertionError("Torch not compiled with CUDA enabled")  # PyTorch's CPU build
 
 
 def _new_factory(kind):
     def new(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
             pin_memory=False):
         from .. import _creation as C
-        dt = self.dtype if dtype is None else dtype
+        dt = self.dtype if dtype is None else C._dtype_arg(dtype, "new_" + kind)
         if kind == "full":
             size, value = size[0], size[1]
             return C.full(size, value, dtype=dt, requires_grad=requires_grad)
@@ -98,6 +97,8 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     from .. import _creation as C
     if isinstance(data, Tensor):
         data = data._data
+    if dtype is not None:
+        dtype = C._dtype_arg(dtype, "new_tensor")
     return C.tensor(data, dtype=self.dtype if dtype is None else dtype,
                     requires_grad=requires_grad)
 

@@ -19,6 +19,7 @@ from collections import Counter
 from functools import wraps
 from weakref import ref
 
+from .._naming import torch_named, use_torch_names
 from .._tensor import Tensor
 from .optimizer import Optimizer, to_scalar
 
@@ -82,6 +83,10 @@ class LRScheduler:
 
     _get_lr_called_within_step = False
     _is_initial = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        torch_named(cls)  # swa_utils.SWALR and the like
 
     def __init__(self, optimizer, last_epoch=-1):
         if not isinstance(optimizer, Optimizer):
@@ -822,3 +827,6 @@ def _phases(pct_start, total, three_phase):
     return [_phase(float(pct_start * total) - 1, "initial_lr", "max_lr", "max_momentum",
                    "base_momentum"),
             _phase(total - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
+
+
+use_torch_names(globals())

@@ -17,6 +17,7 @@ from copy import deepcopy
 from itertools import chain
 
 from .. import _dtype as D
+from .._naming import torch_named, use_torch_names
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
 from ..utils.hooks import RemovableHandle
@@ -101,6 +102,7 @@ class Optimizer:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        torch_named(cls)  # SGD prints as torch.optim.sgd.SGD where torch is numtorch
         step = cls.__dict__.get("step")
         if step is not None and not getattr(step, "hooked", False):
             cls.step = _hooked_step(step)
@@ -350,3 +352,6 @@ def check_nonneg(**values):
 
 def to_scalar(x):
     return x.item() if isinstance(x, Tensor) else x
+
+
+use_torch_names(globals())

@@ -190,3 +190,30 @@ def test_collate_keeps_zip_columns_as_tuples(torch):
         mine = numtorch.utils.data.default_collate(batch)
         ref = torch.utils.data.default_collate(batch)
         assert repr(mine) == repr(ref)
+
+
+def test_datasets_samplers_and_loaders_are_generic(torch):
+    # typed user code subclasses Dataset[...] and Sampler[...] as PyTorch's docs do
+    def typed(lib):
+        data = lib.utils.data
+
+        class Pairs(data.Dataset[tuple]):
+            def __len__(self):
+                return 3
+
+            def __getitem__(self, i):
+                return lib.tensor([float(i)]), i
+
+        class Evens(data.Sampler[int]):
+            def __iter__(self):
+                return iter([0, 2])
+
+        class Stream(data.IterableDataset[int]):
+            def __iter__(self):
+                return iter(range(3))
+
+        loader = data.DataLoader(Pairs(), batch_size=2, sampler=Evens())
+        names = [c.__name__ for cls in (Pairs, Evens, Stream, data.DataLoader, data.TensorDataset)
+                 for c in cls.__mro__]
+        return names, [plain(b) for b in loader], [plain(b) for b in data.DataLoader(Stream())]
+    assert typed(numtorch) == typed(torch)

@@ -515,7 +515,9 @@ class Module:
         return self
 
     def cuda(self, device=None):
-        raise RuntimeError("numtorch runs on the CPU only: Module.cuda() is not available")
+        if next(self.parameters(), None) is not None or next(self.buffers(), None) is not None:
+            raise AssertionError("Torch not compiled with CUDA enabled")  # PyTorch's CPU build
+        return self  # nothing to move (PyTorch's CPU build moves nothing either)
 
     def share_memory(self):
         return self

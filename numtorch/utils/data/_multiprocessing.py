@@ -18,9 +18,9 @@ import queue
 import sys
 
 from . import _worker as W
-from ._single_process import BaseIter
+from ._single_process import _BaseDataLoaderIter
 
-__all__ = ["MultiProcessingIter", "default_context"]
+__all__ = ["_MultiProcessingDataLoaderIter", "default_context"]
 
 
 def default_context():
@@ -35,7 +35,7 @@ def default_context():
     return multiprocessing.get_context()
 
 
-class MultiProcessingIter(BaseIter):
+class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     """One pass over a DataLoader with worker processes (reused across passes when the
     loader has ``persistent_workers=True``)."""
 

@@ -7,17 +7,17 @@ or without workers, as PyTorch does; so the main random stream stays in step wit
 >>> from numtorch.utils.data import DataLoader
 >>> it = iter(DataLoader(range(5), batch_size=2))
 >>> type(it).__name__, next(it).tolist(), len(it)
-('SingleProcessIter', [0, 1], 3)
+('_SingleProcessDataLoaderIter', [0, 1], 3)
 """
 import warnings
 
 from ... import _dtype as D
 from ._fetch import create_fetcher
 
-__all__ = ["BaseIter", "SingleProcessIter"]
+__all__ = ["_BaseDataLoaderIter", "_SingleProcessDataLoaderIter"]
 
 
-class BaseIter:
+class _BaseDataLoaderIter:
     """One pass over a DataLoader: sampler iterator, base seed, length checks."""
 
     def __init__(self, loader):
@@ -86,7 +86,7 @@ def _warn_pin_memory(loader):
                       "device pinned memory won't be used.", stacklevel=4)
 
 
-class SingleProcessIter(BaseIter):
+class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
     """Fetches each batch in the calling process."""
 
     def __init__(self, loader):

@@ -13,14 +13,22 @@ deliver the same batches in the same order, with PyTorch's per-worker seeds.
 import multiprocessing
 import os
 import warnings
+from typing import Generic
 
 from ._collate import default_collate, default_convert
-from ._multiprocessing import MultiProcessingIter
-from ._single_process import SingleProcessIter
-from .dataset import IterableDataset, TensorDataset  # noqa: F401  (doctest)
+from ._multiprocessing import _MultiProcessingDataLoaderIter
+from ._single_process import _SingleProcessDataLoaderIter
+from .dataset import IterableDataset, T_co, TensorDataset  # noqa: F401  (doctest)
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from ..._naming import use_torch_names
+from ._single_process import _BaseDataLoaderIter
 
 __all__ = ["DataLoader"]
+
+# PyTorch defines the iterators here: they print as this module's (and are found in it)
+for _cls in (_BaseDataLoaderIter, _SingleProcessDataLoaderIter, _MultiProcessingDataLoaderIter):
+    _cls.__module__ = __name__
+del _cls
 
 
 class _InfiniteConstantSampler(Sampler):
@@ -43,7 +51,7 @@ def _check_iterable_options(shuffle, sampler, batch_sampler):
                          f"batch_sampler option, but got batch_sampler={batch_sampler}")
 
 
-class DataLoader:
+class DataLoader(Generic[T_co]):
     """Iterate over ``dataset`` in batches.
 
     Args:
@@ -165,9 +173,9 @@ class DataLoader:
 
     def _get_iterator(self):
         if self.num_workers == 0:
-            return SingleProcessIter(self)
+            return _SingleProcessDataLoaderIter(self)
         self.check_worker_number_rationality()
-        return MultiProcessingIter(self)
+        return _MultiProcessingDataLoaderIter(self)
 
     def __len__(self):
         if self._dataset_kind == "iterable":
@@ -214,3 +222,6 @@ def _as_context(context):
                         f"a string specifying the start method, but got "
                         f"multiprocessing_context={context}")
     return context
+
+
+use_torch_names(globals())

@@ -10,13 +10,18 @@ import bisect
 import itertools
 import math
 import warnings
+from typing import Generic, Iterable, TypeVar
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
            "ChainDataset", "Subset", "random_split"]
 
 
-class Dataset:
-    """A map-style dataset: subclasses define ``__getitem__`` (and usually ``__len__``)."""
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Dataset(Generic[T_co]):
+    """A map-style dataset: subclasses define ``__getitem__`` (and usually ``__len__``).
+    Generic over its samples, as PyTorch's: ``class Pairs(Dataset[tuple[Tensor, int]])``."""
 
     def __getitem__(self, index):
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
@@ -25,7 +30,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[T_co], Iterable[T_co]):
     """A stream-style dataset: subclasses define ``__iter__``."""
 
     def __iter__(self):
@@ -196,3 +201,8 @@ def random_split(dataset, lengths, generator=None):
     indices = randperm(sum(lengths), generator=generator).tolist()
     return [Subset(dataset, indices[offset - length:offset])
             for offset, length in zip(itertools.accumulate(lengths), lengths)]
+
+
+from ..._naming import use_torch_names  # noqa: E402
+
+use_torch_names(globals())

@@ -57,3 +57,8 @@ class DistributedSampler(Sampler):
     def set_epoch(self, epoch):
         """Reseed the shuffle for ``epoch`` (call it before each epoch's iteration)."""
         self.epoch = epoch
+
+
+from ..._naming import use_torch_names  # noqa: E402
+
+use_torch_names(globals())

@@ -7,14 +7,20 @@ pass, exactly as PyTorch does, so the same ``manual_seed`` gives the same batche
 >>> list(BatchSampler(SequentialSampler(range(5)), 2, drop_last=False))
 [[0, 1], [2, 3], [4]]
 """
+from typing import Generic, TypeVar
+
 from ... import _dtype as D
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
            "WeightedRandomSampler", "BatchSampler"]
 
 
-class Sampler:
-    """Base class: subclasses define ``__iter__`` over indices (and usually ``__len__``)."""
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Sampler(Generic[T_co]):
+    """Base class: subclasses define ``__iter__`` over indices (and usually ``__len__``).
+    Generic over its indices, as PyTorch's: ``class Odd(Sampler[int])``."""
 
     def __init__(self, data_source=None):
         if data_source is not None:
@@ -176,3 +182,8 @@ class BatchSampler(Sampler):
         if self.drop_last:
             return len(self.sampler) // self.batch_size
         return (len(self.sampler) + self.batch_size - 1) // self.batch_size
+
+
+from ..._naming import use_torch_names  # noqa: E402
+
+use_torch_names(globals())
