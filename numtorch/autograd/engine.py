@@ -178,7 +178,7 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
                     g = None
                     continue
             elif node._x is not None or (type(node) is AccumulateGrad and
-                                         node.variable._hooks):
+                                         node.variable._leaf_hooks()):
                 # (a node without _x has no hooks of its own: only a leaf's tensor hooks)
                 grads = _pre_hooks(node, grads)
             g = grads[0] if len(grads) == 1 else None
@@ -332,7 +332,7 @@ def _leaf_grad(node, a):
     t = _function.Tensor._make(a, None, False)
     # references: the caller's, this a, t._data, getrefcount's argument
     if _COUNTS_REFS and sys.getrefcount(a) == 4 and a.flags.writeable and \
-            not node.variable._hooks:
+            not node.variable._leaf_hooks():
         base = a.base
         # a view's base: referenced by the view only (and here: base, getrefcount's argument)
         if base is None or (type(base) is np.ndarray and sys.getrefcount(base) == 3 and
@@ -392,7 +392,7 @@ def _pre_hooks(node, grads):
 def _tensor_pre_hooks(node, grads):
     # NOTE: tensor hooks run for a missing gradient too (with None), as in PyTorch
     if type(node) is AccumulateGrad:
-        hooks = node.variable._hooks
+        hooks = node.variable._leaf_hooks()
         if hooks:
             grads[0] = _run_tensor_hooks(hooks, grads[0])
     elif node._tensor_hooks:

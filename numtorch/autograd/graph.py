@@ -441,7 +441,7 @@ def _unpack_with_hook(entry, node):
     t = Tensor._make(res._data, node if fn is _OWN else fn, rg)
     t._output_nr = output_nr
     if acc is not None:
-        t._acc = acc
+        t._set_extra("acc", acc)
     return t
 
 

@@ -278,3 +278,38 @@ def test_anomaly_mode_records_fast_path_nodes():
         for node in ((x * 2.0).grad_fn, x.sin().grad_fn, (x * x).grad_fn,
                      _Double.apply(x).grad_fn):
             assert "traceback_" in node.metadata
+
+
+def _made_leaf():
+    """A leaf made by Tensor._make (an op's output, detached): nothing in its _extra yet."""
+    t = (numtorch.arange(3.0) * 2).detach().requires_grad_()
+    assert t._extra is None
+    return t
+
+
+def test_a_leaf_keeps_its_accumulator_and_hooks_in_extra():
+    # (a leaf's AccumulateGrad and tensor hooks are not Tensor slots: see Tensor._edge)
+    t = _made_leaf()
+    (t * t).sum().backward()
+    assert t.grad.tolist() == [0.0, 4.0, 8.0] and t._leaf_hooks() is None
+    node = (t * 1).grad_fn.next_functions[0][0]
+    assert t._extra["acc"]() is node and (t + 1).grad_fn.next_functions[0][0] is node
+    t2 = _made_leaf()
+    seen = []
+    t2.register_hook(lambda g: seen.append(g.tolist()))
+    (t2 * 3).sum().backward()
+    assert seen == [[3.0, 3.0, 3.0]] and t2.grad.tolist() == [3.0, 3.0, 3.0]
+    t3 = _made_leaf()
+    t3.register_hook(lambda g: g * 0)  # a hook on a leaf used in two graphs
+    for _ in range(2):
+        (t3 * 3).sum().backward()
+    assert t3.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_a_leaf_copies_and_pickles_without_its_accumulator():
+    import copy
+    import pickle
+    t = _made_leaf()
+    (t * 1).sum().backward()
+    for c in (copy.deepcopy(t), pickle.loads(pickle.dumps(t))):
+        assert c.tolist() == t.tolist() and c.requires_grad and not vars(c)
