@@ -94,17 +94,22 @@ def _grad_levels_above(cls):
     return True
 
 
+def _user_vmap(cls, level, kwargs, flags, phys):
+    """Run the Function's ``vmap`` staticmethod on the physical tensors (batch dim 0 where
+    ``flags`` says batched): its outputs as a tuple, one out_dim per output, and whether it
+    returned a tuple."""
+    info = VmapInfo(batch_size(level), _randomness(level))
+    in_dims = tuple(0 if f else None for f in flags)
+    out, out_dims = _check_vmap_result(cls.vmap(info, in_dims, *phys, **kwargs))
+    is_tuple = isinstance(out, tuple)
+    return (out if is_tuple else (out,)), _flat_out_dims(out, out_dims), is_tuple
+
+
 def _apply_vmap_rule(cls, level, kwargs, flags, phys):
     """The Function's ``vmap`` staticmethod on the physical tensors, as PyTorch runs it when no
     transform inside the vmap differentiates the call: no node, no setup_context; autograd
     records the staticmethod's own ops (so its backward is theirs)."""
-    size = batch_size(level)
-    info = VmapInfo(size, _randomness(level))
-    in_dims = tuple(0 if f else None for f in flags)
-    out, out_dims = _check_vmap_result(cls.vmap(info, in_dims, *phys, **kwargs))
-    is_tuple = isinstance(out, tuple)
-    outs = out if is_tuple else (out,)
-    dims = _flat_out_dims(out, out_dims)
+    outs, dims, is_tuple = _user_vmap(cls, level, kwargs, flags, phys)
     res = tuple(o if not isinstance(o, Tensor) or d is None else
                 wrap(o.movedim(d, 0) if d != 0 else o, level) for o, d in zip(outs, dims))
     return res if is_tuple else res[0]
@@ -189,12 +194,7 @@ class VmappedFunction(Function):
         size = batch_size(level)
         wrapped = tuple(wrap(p, level) if f else p for p, f in zip(phys, flags))
         if _has_vmap(user_cls):
-            info = VmapInfo(size, _randomness(level))
-            in_dims = tuple(0 if f else None for f in flags)
-            out, out_dims = _check_vmap_result(user_cls.vmap(info, in_dims, *phys, **kwargs))
-            is_tuple = isinstance(out, tuple)
-            outs = out if is_tuple else (out,)
-            dims = _flat_out_dims(out, out_dims)
+            outs, dims, is_tuple = _user_vmap(user_cls, level, kwargs, flags, phys)
             outs_w = tuple(wrap(_move_out(o, d, size), level) if isinstance(o, Tensor) else o
                            for o, d in zip(outs, dims))
             from ..autograd.function import _new_ctx
