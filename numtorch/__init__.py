@@ -163,10 +163,25 @@ def get_num_threads():
     return _threads.get_num_threads()
 
 
-def compile(model=None, **kwargs):
-    """numtorch has no compiler: returns the model (or a decorator that does)."""
+def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None,
+            name=None, disable=False, recompile_limit=None, isolate_recompiles=False,
+            shapes_spec=None):
+    """numtorch has no compiler: a Module comes back wrapped in an ``OptimizedModule``, as
+    PyTorch returns it (see numtorch._dynamo.eval_frame), a function as itself; without a
+    model, a decorator that does the same."""
     if model is None:
-        return lambda m: m
+        def decorate(model):
+            if model is None:
+                raise RuntimeError("Model can't be None")
+            return compile(model, mode=mode, options=options)
+        return decorate
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be "
+                           "specified at the same time.")
+    from .nn.modules.module import Module
+    if isinstance(model, Module):
+        from ._dynamo.eval_frame import OptimizedModule
+        return OptimizedModule(model)
     return model
 
 
@@ -296,6 +311,41 @@ def hardshrink(input, lambd=0.5):
     return F.hardshrink(input, lambd)
 
 
+# torch.sin_(t), torch.clamp_(t, ...): PyTorch's torch-level spellings of in-place methods
+_INPLACE_FUNCTIONS = (
+    "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_",
+    "arctanh_", "as_strided_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_",
+    "clamp_max_", "clamp_min_", "clip_", "conj_physical_", "cos_", "cosh_", "deg2rad_",
+    "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_",
+    "gcd_", "i0_", "lcm_", "ldexp_", "log10_", "log1p_", "log2_", "log_", "logit_",
+    "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_", "round_", "rsqrt_", "sin_",
+    "sinc_", "sinh_", "sqrt_", "square_", "tan_", "trunc_", "xlogy_")
+
+
+def _inplace_function(name):
+    method = getattr(Tensor, name)
+
+    def fn(input, *args, **kwargs):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
+        return method(input, *args, **kwargs)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``torch.{name}(input, ...)``: ``input.{name}(...)``, in place."
+    return fn
+
+
+for _name in _INPLACE_FUNCTIONS:
+    if _name not in globals() and hasattr(Tensor, _name):
+        globals()[_name] = _inplace_function(_name)
+del _name
+
+
+def is_autocast_enabled(device_type=None):
+    """Whether autocast is on: never in numtorch (see numtorch.amp)."""
+    return False
+
+
 def typename(obj):
     if isinstance(obj, Tensor):
         return obj.type()
@@ -306,6 +356,7 @@ from . import _dtype  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
 # torch.save / torch.load in PyTorch's file format
 from .serialization import save, load  # noqa: E402
+from .amp.autocast_mode import autocast  # noqa: E402  (torch.autocast is torch.amp.autocast)
 from ._lazy import install as _install_lazy  # noqa: E402
 from .ops._numpy_names import install as _install_numpy_names  # noqa: E402
 

@@ -4,7 +4,8 @@ import importlib
 _SUBMODULES = ("nn", "optim", "func", "linalg", "fft", "special", "testing", "cuda", "backends",
                "distributions", "jit", "hub", "onnx", "mps", "amp", "overrides", "types",
                "library", "serialization", "storage", "multiprocessing", "distributed",
-               "profiler", "export", "sparse", "masked", "signal", "random", "version")
+               "profiler", "export", "sparse", "masked", "signal", "random", "version",
+               "accelerator")
 
 
 class NotProvidedError(AttributeError, NotImplementedError):

@@ -118,7 +118,8 @@ def mark_no_grad_view(view, base):
 def no_grad_view_error(view, indirect=False):
     """PyTorch's RuntimeError for an in-place change of (``indirect``: the base of) a view
     marked by ``mark_no_grad_view``, with grad mode on."""
-    inference = view._extra["ng_view"] == "inference"
+    ex = view._extra
+    inference = (ex["ng_view"] if "ng_view" in ex else ex["ng_plain"]) == "inference"
     mode, block = ("inference mode", "inference_mode") if inference else ("no_grad mode", "no_grad")
     change = "its base or another view of its base has been" if indirect else "is being"
     where = "in normal mode" if inference else "with grad mode enabled"

@@ -318,6 +318,13 @@ def hardshrink(input, lambd=0.5):
     return A.Hardshrink.apply(input, lambd)
 
 
+def _float_kernel(kernel, tensor):
+    """PyTorch's NotImplementedError where a loss kernel has no version for ``tensor``'s
+    integer or bool dtype (call it only once the dtype is known not to be floating)."""
+    raise NotImplementedError(f'"{kernel}" not implemented for '
+                              f"'{D.SCALAR_NAMES[tensor.dtype]}'")
+
+
 def _floating_only(input, kernel):
     """PyTorch's error for a kernel that has no integer, bool or complex version."""
     if input.dtype.category != D._FLOAT:
@@ -431,6 +438,8 @@ def glu(input, dim=-1):
     if input.shape[d] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
                            f"{input.shape[d]}")
+    if input._data.dtype.kind not in "fc":
+        _floating_only(input, "glu_cpu")
     return A.Glu.apply(input, d)
 
 
@@ -736,8 +745,12 @@ def _weighted(errors, weight, input, reduction):
                      "'sum'.")
 
 
-def _pointwise(op, input, target, reduction, *args):
+def _pointwise(op, input, target, reduction, *args, kernel=None):
+    """``op`` on the promoted pair; ``kernel`` names PyTorch's float-only kernel for its
+    error on an integer or bool result type."""
     x, t = _promoted(input, target)
+    if kernel is not None and x._data.dtype.kind not in "fc":
+        _float_kernel(kernel, x)
     return op.apply(x, t, reduction, *args)
 
 
@@ -762,7 +775,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     if weight is not None:
         return _weighted((input - target).pow(2), weight, input,
                          _legacy_or(reduction, size_average, reduce))
-    return _pointwise(LS.MseLoss, input, target, _reduction(reduction, size_average, reduce))
+    return _pointwise(LS.MseLoss, input, target, _reduction(reduction, size_average, reduce),
+                      kernel="mse_cpu")
 
 
 def _legacy_or(reduction, size_average, reduce):
@@ -798,7 +812,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if beta == 0.0:   # PyTorch falls back to the composite l1 loss
         x, t = S.broadcast_tensors(input, target)
         return _reduce((x - t).abs(), reduction)
-    return _pointwise(LS.SmoothL1Loss, input, target, reduction, float(beta))
+    return _pointwise(LS.SmoothL1Loss, input, target, reduction, float(beta),
+                      kernel="smooth_l1_cpu")
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -811,9 +826,10 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     if weight is not None:
-        loss = LS.HuberLoss.apply(*_promoted(input, target), "none", float(delta))
+        loss = _pointwise(LS.HuberLoss, input, target, "none", float(delta), kernel="huber_cpu")
         return _weighted(_huber_out(loss, input), weight, input, reduction)
-    loss = _pointwise(LS.HuberLoss, input, target, _reduction(reduction), float(delta))
+    loss = _pointwise(LS.HuberLoss, input, target, _reduction(reduction), float(delta),
+                      kernel="huber_cpu")
     return _huber_out(loss, input)
 
 
@@ -835,17 +851,36 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     tensor(0.6931)
     """
     _tensor_args("soft_margin_loss", ("input", input, 1), ("target", target, 2))
+    if input._data.dtype.kind not in "fc":  # PyTorch writes the loss into input's dtype
+        if input.dtype is D.bool_:
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                               "If you are trying to invert a mask, use the `~` or "
+                               "`logical_not()` operator instead.")
+        res = D.promote_types(input.dtype, target.dtype)
+        res = res if res.category == D._FLOAT else D.get_default_dtype()
+        raise RuntimeError(f"result type {D.SCALAR_NAMES[res]} can't be cast to the desired "
+                           f"output type {D.SCALAR_NAMES[input.dtype]}")
     return _pointwise(LS.SoftMarginLoss, input, target,
                       _reduction(reduction, size_average, reduce))
 
 
 def _nll_shapes(input, target):
-    xs, ts = input._data.shape, target._data.shape
+    try:
+        xs, ts = input._data.shape, target._data.shape
+    except AttributeError:
+        _tensor_args("nll_loss_nd", ("input", input, 1), ("target", target, 2))
+        raise
     if len(xs) < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {len(xs)})")
     if len(xs) == 1:
-        if len(ts) != 0:
-            raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported")
+        if len(ts) > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if len(ts) == 1:  # PyTorch checks the target's dtype before its size here
+            _check_target_dtype(target, byte_ok=True)
+            if ts[0] != 1:
+                raise ValueError(f"For 1D input, 1D target must have size 1, but got target "
+                                 f"size: {ts[0]}")
+            return input.unsqueeze(0), target, True
         return input.unsqueeze(0), target.unsqueeze(0), True
     if len(ts) == 0 or xs[0] != ts[0]:
         raise ValueError(f"Expected input batch_size ({xs[0]}) to match target "
@@ -880,11 +915,8 @@ def _check_targets(target, n_classes, ignore_index, byte_ok=False):
     (target of 2 or more dims) then takes only Long.
     """
     t = target._data
-    name = _SCALAR_NAMES.get(target.dtype.name, target.dtype.name)
-    if byte_ok and t.dtype not in (np.int64, np.uint8):
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {name}")
-    if t.dtype != np.int64 and not (byte_ok and target.dim() <= 1):
-        raise RuntimeError(f"expected scalar type Long but found {name}")
+    if t.dtype != np.int64:
+        _check_target_dtype(target, byte_ok)
     # NOTE: seen as unsigned, a negative target is huge: one max checks both bounds (plain
     # arrays only: under vmap the general check below runs)
     if type(t) is np.ndarray and t.size and t.view(f"u{t.itemsize}").max() < n_classes:
@@ -893,6 +925,15 @@ def _check_targets(target, n_classes, ignore_index, byte_ok=False):
     if bad.any():
         raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
     return False
+
+
+def _check_target_dtype(target, byte_ok):
+    """PyTorch's errors for class-index targets that are not Long (see _check_targets)."""
+    name = _SCALAR_NAMES.get(target.dtype.name, target.dtype.name)
+    if byte_ok and target._data.dtype not in (np.int64, np.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {name}")
+    if target._data.dtype != np.int64 and not (byte_ok and target.dim() <= 1):
+        raise RuntimeError(f"expected scalar type Long but found {name}")
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -928,10 +969,19 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
                            f"{label_smoothing}")
-    class_dim = 0 if input.dim() == 1 else 1
-    logp = log_softmax(input, class_dim)
-    if input.shape == target.shape and target.is_floating_point():
+    try:
+        class_dim = 0 if input.dim() == 1 else 1
+        probs = input.shape == target.shape  # PyTorch: same shapes mean class probabilities
+    except AttributeError:
+        _tensor_args("cross_entropy_loss", ("input", input, 1), ("target", target, 2))
+        raise
+    if probs:
+        if not target.is_floating_point():
+            raise RuntimeError("Expected floating point type for target with class "
+                               f"probabilities, got {D.SCALAR_NAMES[target.dtype]}")
+        logp = log_softmax(input, class_dim)
         return _ce_probs(logp, target, weight, reduction, label_smoothing, class_dim)
+    logp = log_softmax(input, class_dim)
     nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
     if label_smoothing == 0.0:
         return nll
@@ -947,6 +997,10 @@ def _class_view(weight, ndim, class_dim):
 
 def _ce_probs(logp, target, weight, reduction, smoothing, class_dim):
     n_classes = logp.shape[class_dim]
+    if weight is not None and weight.numel() != n_classes:
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all "
+                           f"{n_classes} classes or no classes but got weight tensor of "
+                           f"shape: {_dims(weight.shape)}")
     if smoothing > 0:
         target = target * (1 - smoothing) + smoothing / n_classes
     prod = logp * target
@@ -996,6 +1050,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise RuntimeError(f"Found dtype {_SCALAR_NAMES.get(target.dtype.name)} but expected "
                            f"{_SCALAR_NAMES.get(input.dtype.name)}")
     x = input._data
+    if x.dtype.kind not in "fc":
+        _float_kernel("binary_cross_entropy", input)
     if x.size and ((x < 0) | (x > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
     if weight is not None:
@@ -1014,6 +1070,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if target.size() != input.size():
         raise ValueError(f"Target size ({target.size()}) must be the same as input size "
                          f"({input.size()})")
+    if input._data.dtype.kind not in "fc":  # PyTorch's first kernel: log_sigmoid(input)
+        _float_kernel("log_sigmoid_cpu", input)
     # NOTE: PyTorch builds the loss in place on (1 - target): its dtype is the target's, and
     # an integer target cannot hold it
     dt = target.dtype
@@ -1061,6 +1119,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                           stacklevel=2)
         red = "sum" if reduction == "batchmean" else _reduction(reduction)
     _tensor_args("kl_div", ("input", input, 1), ("target", target, 2))
+    if input._data.dtype.kind not in "fc" or target._data.dtype.kind not in "fc":
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = target.exp() * (target - input)
     else:
@@ -1140,6 +1200,9 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     _tensor_args("hinge_embedding_loss", ("input", input, 1), ("target", target, 2))
     reduction = _reduction(reduction, size_average, reduce)
     zeros = _zeros_like(input)
+    # NOTE: PyTorch fills a tensor like the input with the margin: an integer input keeps
+    # its dtype (the margin truncated)
+    (margin,) = _int_scalars(input, margin)
     margin_clamp = (margin - input).clamp_min(0)
     out = E.where(target != 1, margin_clamp, zeros) + E.where(target != -1, input, zeros)
     return _reduce(out, reduction)
@@ -1157,7 +1220,8 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
                            f"but got sizes: input1: {input1.size()}, input2: {input2.size()}, "
                            f"target: {target.size()} ")
-    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+    # NOTE: PyTorch's margin is a double: integer inputs give a float loss
+    return _reduce((-target * (input1 - input2) + float(margin)).clamp_min(0), reduction)
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
@@ -1261,14 +1325,41 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
-    x, t = input, target
-    unbatched = x.dim() <= 1
-    if unbatched:
-        x, t = x.reshape(1, -1), t.reshape(1)
-    _check_targets(t, x.shape[1], -(1 << 62))
+    nframe, dim = _margin_shape(input)
+    if target.dim() > 1 or target.numel() != nframe:
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to "
+                           f"the number of input samples (batch size). Expected target size "
+                           f"[{nframe}], but got {_dims(target.shape)}. Input has shape "
+                           f"{_dims(input.shape)}.")
+    if weight is not None and weight.numel() != dim:
+        raise RuntimeError(f"inconsistent weight size, expected {dim} but got "
+                           f"{_dims(weight.shape)}")
+    if input._data.dtype.kind not in "fc":
+        _float_kernel("multi_margin_loss_cpu_kernel", input)
+    if target._data.dtype != np.int64:
+        raise RuntimeError(f"expected scalar type Long but found {D.SCALAR_NAMES[target.dtype]}")
+    if weight is not None and weight.dtype is not input.dtype:
+        raise RuntimeError(f"expected scalar type {D.SCALAR_NAMES[input.dtype]} but found "
+                           f"{D.SCALAR_NAMES[weight.dtype]}")
+    tv = target._data
+    if ((tv < 0) | (tv >= dim)).any():
+        raise RuntimeError("target out of range")
+    x, t = input.reshape(nframe, dim), target.reshape(nframe)
     out = LS.MultiMarginLoss.apply(x, t, p, margin, weight, reduction)
-    return out.reshape(()) if unbatched and reduction == "none" and input.dim() == 0 else \
-        (out.squeeze(0) if unbatched and reduction == "none" else out)
+    # PyTorch's 'none' result has one loss per target: a 0-d target gives a 0-d loss
+    return out.reshape(()) if reduction == "none" and target.dim() == 0 else out
+
+
+def _margin_shape(input):
+    """(samples, classes) of multi_margin_loss's or multilabel_margin_loss's input (a vector
+    is one sample, a scalar one class), or PyTorch's error for an empty or N-d input."""
+    nd = input.dim()
+    if nd > 2 or (nd > 0 and input.shape[-1] == 0) or (nd == 1 and input.numel() == 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch "
+                           f"size, but got: {_dims(input.shape)}")
+    if nd <= 1:
+        return 1, (1 if nd == 0 else input.shape[0])
+    return input.shape[0], input.shape[1]
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -1279,8 +1370,20 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     >>> multilabel_margin_loss(torch.tensor([[0.1, 0.2, 0.4, 0.8]]), torch.tensor([[3, 0, -1, 1]]))
     tensor(0.8500)
     """
+    _tensor_args("multilabel_margin_loss", ("input", input, 1), ("target", target, 2))
     reduction = _reduction(reduction, size_average, reduce)
-    x, t = input.reshape(-1, input.shape[-1] if input.dim() else 1), target
+    nframe, c = _margin_shape(input)
+    if (target.dim() > 1 or target.numel() != c) if input.dim() <= 1 else \
+            tuple(target.shape) != (nframe, c):
+        raise RuntimeError(f"inconsistent target size: {_dims(target.shape)} for input of size: "
+                           f"{_dims(input.shape)}")
+    if target._data.dtype != np.int64:
+        raise RuntimeError(f"expected scalar type Long but found {D.SCALAR_NAMES[target.dtype]}")
+    if ((target._data < -1) | (target._data >= c)).any():
+        raise RuntimeError("argument #2 'target' is out of range")
+    if input._data.dtype.kind not in "fc":
+        _float_kernel("multilabel_margin_loss_forward_out_frame", input)
+    x, t = input.reshape(nframe, c), target
     tv = t._data.reshape(x.shape)
     n, c = x.shape
     ended = np.cumsum(tv < 0, axis=1) > 0
@@ -1473,6 +1576,9 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     >>> normalize(torch.tensor([[3.0, 4.0]]))
     tensor([[0.6000, 0.8000]])
     """
+    if isinstance(input, Tensor) and input._data.dtype.kind not in "fc":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
+                           f"as input. Got {D.SCALAR_NAMES[input.dtype]}")
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     res = input / denom
     if out is not None:
@@ -1944,8 +2050,15 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
                                   f"(got {input.dim()}D)")
     batched = input.dim() == 4
     x = input if batched else input.unsqueeze(0)
-    geom = ConvGeom(x.shape[2:], _pair(kernel_size), _pair(stride),
-                    tuple((p, p) for p in _pair(padding)), _pair(dilation), 1)
+    k, st, pad, dil = _pair(kernel_size), _pair(stride), _pair(padding), _pair(dilation)
+    blocks = tuple((n + 2 * p - d * (kk - 1) - 1) // s + 1
+                   for n, kk, s, p, d in zip(x.shape[2:], k, st, pad, dil))
+    if min(blocks) < 1:
+        raise RuntimeError(f"Given input with spatial size {tuple(x.shape[2:])}, kernel_size="
+                           f"{k}, dilation={dil}, padding={pad}, calculated shape of the array "
+                           f"of sliding blocks as {blocks}, but its components must be at "
+                           "least one.")
+    geom = ConvGeom(x.shape[2:], k, st, tuple((p, p) for p in pad), dil, 1)
     out = _Im2Col.apply(x, geom)
     return out if batched else out.squeeze(0)
 
@@ -2928,6 +3041,9 @@ _INTERP_NAMES = {"nearest": "UpsampleNearest{}DBackward0",
                  "trilinear": "UpsampleTrilinear3DBackward0",
                  "bicubic": "UpsampleBicubic2DBackward0"}
 _INTERP_DIMS = {"linear": 1, "bilinear": 2, "trilinear": 3, "bicubic": 2}
+# the modes PyTorch's error lists (lanczos then gets numtorch's own error, naming it)
+_INTERP_MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area",
+                 "nearest-exact", "lanczos")
 
 
 def _interp_sizes(input, size, scale_factor, nsp):
@@ -2938,12 +3054,18 @@ def _interp_sizes(input, size, scale_factor, nsp):
         if isinstance(size, (list, tuple)) and len(size) != nsp:
             raise ValueError(f"Input and output must have the same number of spatial "
                              f"dimensions, but got input with spatial dimensions of "
-                             f"{list(input.shape[2:])} and output size of {list(size)}. Please "
+                             f"{list(input.shape[2:])} and output size of {size}. Please "
                              "provide input tensor in (N, C, d1, d2, ...,dK) format and output "
                              "size in (o1, o2, ...,oK) format.")
         return tuple(int(o) for o in out), (None,) * nsp
     if scale_factor is None:
         raise ValueError("either size or scale_factor should be defined")
+    if isinstance(scale_factor, (list, tuple)) and len(scale_factor) != nsp:
+        raise ValueError(f"Input and scale_factor must have the same number of spatial "
+                         f"dimensions, but got input with spatial dimensions of "
+                         f"{list(input.shape[2:])} and scale_factor of shape {scale_factor}. "
+                         "Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                         "scale_factor in (s1, s2, ...,sK) format.")
     scales = _ntuple(nsp)(scale_factor)
     out = tuple(int(math.floor(float(n) * s)) for n, s in zip(input.shape[2:], scales))
     return out, tuple(float(s) for s in scales)
@@ -2963,13 +3085,18 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
+    out, scales = _interp_sizes(input, size, scale_factor, nsp)  # PyTorch's order of checks
     if antialias and not (mode in ("bilinear", "bicubic") and nsp == 2):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
                          "modes and requires a 4-D tensor as input")
+    if not 1 <= nsp <= 3 or mode not in _INTERP_MODES:
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
+                                  f"{input.dim()}D) for the modes: nearest | linear | bilinear | "
+                                  f"bicubic | trilinear | lanczos | area | nearest-exact (got "
+                                  f"{mode})")
     if mode in _INTERP_DIMS and _INTERP_DIMS[mode] != nsp:
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
                                   f"{_INTERP_DIMS[mode] + 2}D input")
-    out, scales = _interp_sizes(input, size, scale_factor, nsp)
     if recompute_scale_factor:
         scales = (None,) * nsp
     sizes = input.shape[2:]
@@ -3080,10 +3207,8 @@ def pixel_shuffle(input, upscale_factor):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be "
                            f"divisible by the square of upscale_factor, but input.size(-3)={c} "
                            f"is not divisible by {r * r}")
-    n = len(lead)
-    x = input.reshape(tuple(lead) + (c // (r * r), r, r, h, w))
-    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
-    return x.reshape(tuple(lead) + (c // (r * r), h * r, w * r))
+    from ..ops.shape import PixelShuffle
+    return PixelShuffle.apply(input, r)
 
 
 def pixel_unshuffle(input, downscale_factor):
@@ -3096,10 +3221,8 @@ def pixel_unshuffle(input, downscale_factor):
         raise not_a_tensor("pixel_unshuffle", input)
     r = downscale_factor
     *lead, c, h, w = input.shape
-    n = len(lead)
-    x = input.reshape(tuple(lead) + (c, h // r, r, w // r, r))
-    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
-    return x.reshape(tuple(lead) + (c * r * r, h // r, w // r))
+    from ..ops.shape import PixelUnshuffle
+    return PixelUnshuffle.apply(input, r)
 
 
 _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False "

@@ -28,6 +28,9 @@ class Parameter(Tensor):
         self._init_from(data._data, False)
         self._vc = data._vc
         if requires_grad:
+            if not (data.dtype.is_floating_point or data.dtype.is_complex):
+                raise RuntimeError("Only Tensors of floating point and complex dtype can "
+                                   "require gradients")
             self.requires_grad_(True)
         return self
 

@@ -143,7 +143,9 @@ def _install_operators():
                     if not rec or recordable:
                         a = self._data
                         dt = a.dtype
-                        if dt is f32 or dt is f64 or dt.kind in "fc":
+                        # NOTE: float16 takes the op's own path: PyTorch's half mul reads
+                        # the number as float32 (elementwise._half_scalar)
+                        if dt is f32 or dt is f64 or dt.kind in "fc" and dt is not _F16:
                             # NOTE: the common dtypes' caches are keyed by the number alone
                             # (hashing a NumPy dtype costs as much as the rest of the lookup)
                             z = s32.get(other) if dt is f32 else \
@@ -205,7 +207,7 @@ def _install_operators():
         setattr(T, name, getattr(T, fn))
 
 
-_F32, _F64 = E._F32, E._F64
+_F32, _F64, _F16 = E._F32, E._F64, E._F16
 _BY_DTYPE = E._BY_DTYPE  # float32/64: number -> scalar_array(number, dtype)
 _scalar = E.number_array
 

@@ -134,6 +134,12 @@ def _mark_view(t, cls, args, i=0):
         # made with grad mode off from a tensor that requires grad (or a view of such a view)
         from ..autograd._copy_slices import mark_no_grad_view
         mark_no_grad_view(t, base)
+    elif not STATE.enabled or base._extra is not None and "ng_plain" in base._extra:
+        # NOTE: made in no_grad mode from a tensor that does not require grad (or a view of
+        # such a view): PyTorch's CreationMeta NO_GRAD_MODE, an error only for an in-place
+        # change that records (ops/inplace.py)
+        made = base._extra.get("ng_plain") if base._extra is not None else None
+        t._set_extra("ng_plain", made or ("inference" if STATE.inference else "no_grad"))
 
 
 _NO_EDGE = (None, 0)
@@ -231,9 +237,9 @@ def record_binary(cls, a, b, out):
         edges = (ea, eb)
         ctx._in_meta = (ma, ma if db.shape == ma[0] else (db.shape, ma[1]))
         ctx.needs_input_grad = (ra, rb)
-        if mul:
-            ctx._saved = (pack_saved(a, ctx, False) if rb else None,
-                          pack_saved(b, ctx, False) if ra else None)
+        if mul:  # NOTE: ``other`` packed first, as PyTorch's MulBackward0 (pack hooks' order)
+            sb = pack_saved(b, ctx, False) if ra else None
+            ctx._saved = (pack_saved(a, ctx, False) if rb else None, sb)
     else:
         if 1 in cls._wrapped_scalars:
             edges = (ea, _NO_EDGE)

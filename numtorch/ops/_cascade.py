@@ -96,17 +96,57 @@ def _ordered_sum(x, dims):
     if len(dims) == x.ndim:  # everything, in memory order (how PyTorch's iterator walks it;
         # torch_sum took the C-contiguous case)
         return _inner(x.T.reshape(1, -1)) if x.flags.f_contiguous else None
-    if not x.flags.c_contiguous or dims != tuple(range(dims[0], dims[-1] + 1)):
+    if not x.flags.c_contiguous:
         return None
+    if dims != tuple(range(dims[0], dims[-1] + 1)):
+        return _runs_sum(x, dims)
     shape = x.shape
-    pre = math.prod(shape[:dims[0]])
-    red = math.prod(shape[dims[0]:dims[-1] + 1])
-    post = math.prod(shape[dims[-1] + 1:])
+    return _run_sum(x, math.prod(shape[:dims[0]]), math.prod(shape[dims[0]:dims[-1] + 1]),
+                    math.prod(shape[dims[-1] + 1:]))
+
+
+def _run_sum(x, pre, red, post):
+    """The sums over axis 1 of C-contiguous ``x`` seen as (pre, red, post), flat."""
     if red == 1:  # not a reduction: PyTorch adds each element to a zero
         return x.reshape(-1) + x.dtype.type(0)
     if post == 1:
         return _inner(x.reshape(pre, red))
     return _outer(x.reshape(pre, red, post)).reshape(-1)
+
+
+def _runs_sum(x, dims):
+    """``_ordered_sum`` of a C-contiguous ``x`` over dims that are not adjacent (a per-channel
+    ``x.sum((0, 2, 3))``), or None where that is not the case once size-1 dims are dropped.
+
+    PyTorch's iterator drops size-1 dims, puts the reduced dims innermost (by stride) and
+    merges adjacent ones into runs. Its 2-D loop then spans the two innermost reduced runs:
+    each row of the innermost run is summed (vectorised as ``_inner`` when that run is the
+    contiguous last one and fills a vector, else by the scalar ``row_sum``) and added into
+    the output, the rows one after the other, the second-innermost run the fastest.
+    """
+    runs = []  # [reduced, size], outer to inner
+    for d, n in enumerate(x.shape):
+        if n != 1:
+            red = d in dims
+            if runs and runs[-1][0] == red:
+                runs[-1][1] *= n
+            else:
+                runs.append([red, n])
+    reduced = [i for i, (red, _) in enumerate(runs) if red]
+    if len(reduced) < 2:  # one run (or none) once the size-1 dims are gone
+        at = reduced[0] if reduced else len(runs)
+        return _run_sum(x, math.prod(n for _, n in runs[:at]),
+                        runs[at][1] if reduced else 1, math.prod(n for _, n in runs[at + 1:]))
+    y = x.reshape([n for _, n in runs])
+    keep = [i for i, (red, _) in enumerate(runs) if not red]
+    last = reduced[-1]
+    z = y.transpose(keep + reduced).reshape(math.prod(y.shape[i] for i in keep), -1, y.shape[last])
+    p, m, n = z.shape
+    if last == len(runs) - 1 and n >= LANES[x.dtype]:
+        rows = _inner(z.reshape(p * m, n)).reshape(p, m)
+    else:
+        rows = _row_sum(z.transpose(2, 0, 1))
+    return running_sum(rows, axis=1, start_zero=True)
 
 
 def _inner(x):

@@ -80,8 +80,11 @@ def invalid_arguments(op, args, kwargs, signatures):
     did not fit, marked between ``!``.
     """
     got = [_arg_desc(a).split(" of ")[0] for a in args]
-    got += [f"{k}={_arg_desc(v).split(' of ')[0]}" for k, v in kwargs.items()]
-    msg = f"{op}() received an invalid combination of arguments - got ({', '.join(got)}), "
+    # NOTE: PyTorch lists the keywords last to first, each followed by ", " when no
+    # positional argument comes before them
+    kws = [f"{k}={_arg_desc(v).split(' of ')[0]}" for k, v in reversed(list(kwargs.items()))]
+    got = ", ".join(got + kws) if got else "".join(k + ", " for k in kws)
+    msg = f"{op}() received an invalid combination of arguments - got ({got}), "
     lines = []
     for sig in signatures:
         params = sig[1:-1].split(", ")
@@ -181,6 +184,38 @@ def cast(x, npdt):
 
 
 _SCALARS = {}
+
+
+_F16 = np.dtype(np.float16)
+
+
+def half_in_float32(cls):
+    """Make ``cls.forward(ctx, x, ...)`` compute float16 ``x`` in float32 and round its
+    result(s) to half once, as PyTorch's CPU kernels do for half ("opmath"); NumPy would
+    round every intermediate to half.
+
+    What forward saves for backward is mapped back to the half arrays (the input itself, or
+    a rounded output), so the saved tensors are those PyTorch saves."""
+    fwd = cls.__dict__["forward"].__func__
+
+    def forward(ctx, x, *args):
+        if type(x) is not _ndarray or x.dtype is not _F16:
+            return fwd(ctx, x, *args)
+        x32 = x.astype(np.float32)
+        res = fwd(ctx, x32, *args)
+        pairs = [(r, np.asarray(r).astype(_F16) if np.asarray(r).dtype.kind == "f" else r)
+                 for r in (res if type(res) is tuple else (res,))]
+        saved = getattr(ctx, "to_save", None)
+        if saved:
+            swap = {id(x32): x}
+            swap.update((id(r), h) for r, h in pairs)
+            ctx.to_save = tuple(swap.get(id(a), a) for a in saved)
+        if type(res) is tuple:
+            return tuple(h for _, h in pairs)
+        return pairs[0][1]
+    forward.__doc__ = fwd.__doc__
+    cls.forward = staticmethod(forward)
+    return cls
 
 
 def scalar_array(x, npdt):

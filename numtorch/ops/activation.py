@@ -25,7 +25,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import _libm
 from ._base import NULL_CTX, BuiltinFunction
-from ._util import float_np, zero_where
+from ._util import float_np, zero_where, half_in_float32
 
 _make = Tensor._make
 _SQRT1_2 = 0.70710678118654752440
@@ -656,9 +656,45 @@ INPLACE_VARIANTS = {LeakyRelu: LeakyReluResult, Elu: EluResult, Celu: CeluResult
                     RreluWithNoise: RreluWithNoiseResult, Threshold: ThresholdInPlace}
 
 
+# ---- float16: PyTorch's kernels compute half in float32 ("opmath") and round once ---------
+_F16 = np.dtype(np.float16)
+
+
+def _half_kernel_in_float32(cls):
+    """As ``_half_in_float32`` for a ``*BackwardKernel``'s array ``kernel(g, x, *args)``."""
+    kernel = cls.__dict__["kernel"].__func__
+
+    def half_kernel(g, x, *args):
+        if x.dtype is not _F16:
+            return kernel(g, x, *args)
+        r = kernel(g.astype(np.float32), x.astype(np.float32), *args)
+        return np.asarray(r).astype(_F16)
+    cls.kernel = staticmethod(half_kernel)
+
+
+for _cls in (LeakyRelu, Elu, Gelu, GeluErf, Silu, Mish, Softplus, Hardsigmoid, Hardswish,
+             LogSigmoid, Softshrink, Glu, LeakyReluResult):
+    half_in_float32(_cls)
+for _cls in (LeakyReluBackwardKernel, EluBackwardKernel, SoftplusBackwardKernel,
+             HardsigmoidBackwardKernel, HardswishBackwardKernel, LogSigmoidBackwardKernel):
+    _half_kernel_in_float32(_cls)
+del _cls
+
+
+# The CPU kernel PyTorch's error names when a float-only activation gets an integer or bool
+# tensor (these have no integer kernel: PyTorch raises rather than converting)
+_FLOAT_KERNELS = {"elu": "elu_cpu", "selu": "elu_cpu", "celu": "elu_cpu",
+                  "gelu": "GeluKernelImpl", "silu": "silu_cpu", "mish": "mish_cpu",
+                  "softplus": "softplus_cpu", "log_sigmoid": "log_sigmoid_cpu",
+                  "hardsigmoid": "hardsigmoid_cpu", "hardswish": "hardswish_cpu",
+                  "leaky_relu": "leaky_relu_cpu", "rrelu": "leaky_relu_cpu",
+                  "softshrink": "softshrink_check"}
+
+
 def float_input(x, op=None):
-    """Integer inputs of float-only activations become the default float dtype; a non-tensor
-    gets PyTorch's TypeError naming ``op``."""
+    """``x`` for a float-only activation ``op``: a non-tensor gets PyTorch's TypeError naming
+    ``op``, an integer or bool tensor its NotImplementedError naming the kernel (an op
+    without a known kernel name converts it to the default float dtype)."""
     try:
         dt = float_np(x._data.dtype)
     except AttributeError:
@@ -666,7 +702,13 @@ def float_input(x, op=None):
             raise
         from ._util import not_a_tensor
         raise not_a_tensor(op, x) from None
-    return x if dt == x._data.dtype else x.to(_dtype_of(dt))
+    if dt == x._data.dtype:
+        return x
+    if op in _FLOAT_KERNELS:
+        from .._dtype import SCALAR_NAMES
+        raise NotImplementedError(f'"{_FLOAT_KERNELS[op]}" not implemented for '
+                                  f"'{SCALAR_NAMES[x.dtype]}'")
+    return x.to(_dtype_of(dt))
 
 
 def _dtype_of(npdt):

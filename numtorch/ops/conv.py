@@ -197,6 +197,7 @@ def _add_bias(out, b):
 class Convolution(BuiltinFunction):
     """out = conv(x, w) + b;  dx = conv_transpose(g, w), dw = conv_weight(x, g), db = sum g."""
     _backward_name = "ConvolutionBackward0"
+    _wrapped_scalars = (2,)  # an absent bias (None) still has an edge, as in PyTorch
 
     @staticmethod
     def forward(ctx, x, w, b, geom):
@@ -216,6 +217,7 @@ class Convolution(BuiltinFunction):
 class ConvTranspose(BuiltinFunction):
     """out = conv_transpose(y, w) + b;  dy = conv(g, w), dw = conv_weight(g, y), db = sum g."""
     _backward_name = "ConvolutionBackward0"
+    _wrapped_scalars = (2,)  # an absent bias (None) still has an edge, as in PyTorch
 
     @staticmethod
     def forward(ctx, y, w, b, geom):
@@ -249,3 +251,8 @@ class ConvWeight(BuiltinFunction):
         gx = ConvTranspose.apply(gy, gw, None, ctx.geom) if nx else None
         ggy = Convolution.apply(x, gw, None, ctx.geom) if ngy else None
         return gx, ggy, None, None
+
+
+# NOTE: PyTorch convolves half input in float32 (the bias added there too), rounds once
+from ._util import half_in_float32  # noqa: E402
+half_in_float32(Convolution)

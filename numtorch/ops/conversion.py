@@ -37,8 +37,10 @@ def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False,
         elif isinstance(a, int) and not isinstance(a, bool):
             device = a
         else:
-            raise TypeError(f"to() received an invalid combination of arguments - got "
-                            f"({type(a).__name__})")
+            raise _to_invalid(args, dtype, device, non_blocking, copy, memory_format)
+    if dtype is not None and not isinstance(dtype, D.dtype) and not (
+            type(dtype) is type and dtype in (float, int, bool, complex)):
+        raise _to_invalid(args, dtype, device, non_blocking, copy, memory_format)
     if len(flags) == 2:
         copy = flags[1]
     check_device(device)
@@ -53,6 +55,40 @@ def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False,
     return to_dtype(self, D.to_dtype(dtype), copy)
 
 
+_TO_SIGNATURES = (
+    "(torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
+    "bool copy = False, *, torch.memory_format memory_format = None)",
+    "(torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)",
+    "(Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)")
+
+
+def _to_invalid(args, dtype, device, non_blocking, copy, memory_format):
+    """PyTorch's TypeError for a ``to`` call that fits none of its overloads (the keywords
+    given are those that differ from their defaults)."""
+    from ._util import invalid_arguments
+    given = {"dtype": dtype, "device": device, "non_blocking": non_blocking, "copy": copy,
+             "memory_format": memory_format}
+    kwargs = {k: v for k, v in given.items() if v is not None and v is not False and
+              not any(v is a for a in args)}
+    return invalid_arguments("to", args, kwargs, _TO_SIGNATURES)
+
+
+def _type_arg(dtype):
+    """The dtype that ``Tensor.type`` reads from ``dtype`` (a torch.dtype or a legacy tensor
+    type), or PyTorch's ValueError naming what it got."""
+    if isinstance(dtype, D.dtype):
+        return dtype
+    named = getattr(dtype, "dtype", None)
+    if isinstance(named, D.dtype):
+        return named
+    kind = dtype if isinstance(dtype, type) else type(dtype)
+    name = kind.__qualname__ if kind.__module__ == "builtins" else \
+        f"{kind.__module__}.{kind.__qualname__}"
+    raise ValueError(f"invalid type: '{name}'")
+
+
 def type_(self, dtype=None, non_blocking=False, **kwargs):
     """The legacy type string (no argument) or a conversion to ``dtype``."""
     if dtype is None:
@@ -61,8 +97,7 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
         if dtype not in _LEGACY:
             raise ValueError(f"invalid type: '{dtype}'")
         dtype = _LEGACY[dtype]
-    dtype = getattr(dtype, "dtype", dtype)  # a legacy type (torch.LongTensor) names one
-    return to_dtype(self, D.to_dtype(dtype))
+    return to_dtype(self, _type_arg(dtype))  # a legacy type (torch.LongTensor) names one
 
 
 def _converter(d):

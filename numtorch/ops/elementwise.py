@@ -20,6 +20,7 @@ from . import _base as _B, _libm
 from ._base import BuiltinFunction
 from ..autograd.grad_mode import STATE
 from ..autograd.function import saved_one
+from ..autograd.graph import unpack_saved
 from ._util import (not_a_tensor, no_complex, binary_dtype, cast, float_np, result_np,
                     as_array, scalar_array, zero_where, _SCALARS)
 
@@ -51,8 +52,20 @@ def _save_pair(ctx, a, b):
         ctx.scalar = b
 
 
+def saved_other_first(ctx):
+    """``ctx.saved_tensors`` of a binary op's node that saved ``(self, other)``, unpacked
+    ``other`` first, as PyTorch's MulBackward0 / DivBackward0 / Atan2Backward0 do (the order
+    saved-tensor unpack hooks run in)."""
+    saved = ctx._saved
+    if type(saved) is tuple and len(saved) == 2 and \
+            not ctx._forward_cls.clear_saved_tensors_on_access:
+        b = unpack_saved(saved[1], ctx)
+        return unpack_saved(saved[0], ctx), b
+    return ctx.saved_tensors
+
+
 def _pair(ctx):
-    a, b = ctx.saved_tensors
+    a, b = saved_other_first(ctx)
     if a is None:
         a = ctx.scalar
     if b is None:
@@ -94,6 +107,8 @@ class Add(BuiltinFunction):
         dt = binary_dtype(a, b)
         if alpha != 1:
             ctx.alpha = alpha
+            if dt is _F16:
+                return _half_axpy(cast(a, dt), cast(b, dt), alpha)
             b = np.multiply(cast(b, dt), _alpha(alpha, dt)) if type(b) is _ndarray else b * alpha
         return np.add(cast(a, dt), cast(b, dt))
 
@@ -128,6 +143,8 @@ class Sub(BuiltinFunction):
                                "supported. Use the `^` or `logical_xor()` operator instead.")
         ctx.alpha = alpha
         if alpha != 1:
+            if dt is _F16:
+                return _half_axpy(cast(a, dt), cast(b, dt), -alpha)
             b = np.multiply(cast(b, dt), _alpha(alpha, dt)) if type(b) is _ndarray else b * alpha
         return np.subtract(cast(a, dt), cast(b, dt))
 
@@ -183,9 +200,14 @@ class Mul(BuiltinFunction):
             elif (tb is float or tb is int) and a.dtype.kind in "fc":
                 ctx.scalar = b  # a Python number: the tensor itself is not needed
                 ctx._saved = _B.SCALAR_SAVED
-                return np.multiply(a, scalar_array(b, a.dtype))
+                dt = a.dtype
+                if dt is _F16:
+                    return _half_scalar(np.multiply, a, b)
+                return np.multiply(a, scalar_array(b, dt))
         dt = binary_dtype(a, b)
         _save_pair(ctx, a, b)
+        if dt is _F16 and _cpu_scalar(b):
+            return _half_scalar(np.multiply, cast(a, dt), b)
         return np.multiply(cast(a, dt), cast(b, dt))
 
     @staticmethod
@@ -194,7 +216,7 @@ class Mul(BuiltinFunction):
             # general path's saved_tensors raises)
             return (_times(g, ctx.scalar) if ctx.needs_input_grad[0] else None), None
         na, nb = ctx.needs_input_grad[:2]
-        a, b = ctx.saved_tensors
+        a, b = saved_other_first(ctx)
         return (_times(g, ctx.scalar if b is None else b) if na else None), \
             (_times(g, ctx.scalar if a is None else a) if nb else None)
 
@@ -203,7 +225,7 @@ class Mul(BuiltinFunction):
         # NOTE: for real floating data of one dtype, the np.multiply the Tensor op in
         # _times would call; anything else is the Tensor formula's
         dt = d.dtype
-        if dt.kind != "f":
+        if dt.kind != "f" or dt is _F16:
             return NotImplemented
         na, nb = ctx.needs_input_grad[:2]
         if ctx._saved is _B.SCALAR_SAVED:  # tensor * Python number (not yet freed)
@@ -214,7 +236,7 @@ class Mul(BuiltinFunction):
             if tv is float or tv is int:
                 return as_array(np.multiply(d, number_array(v, dt))), None
             return NotImplemented
-        a, b = ctx.saved_tensors
+        a, b = saved_other_first(ctx)
         ga = gb = None
         if na:
             ga = _times_array(d, ctx.scalar if b is None else b)
@@ -262,6 +284,8 @@ class Div(BuiltinFunction):
     def forward(ctx, a, b):
         dt = _true_div_dtype(a, b)
         _save_pair(ctx, a, b)
+        if dt is _F16 and _cpu_scalar(b):
+            return _half_scalar(np.true_divide, cast(a, dt), b)
         return np.true_divide(cast(a, dt), cast(b, dt))
 
     @staticmethod
@@ -275,9 +299,9 @@ class Div(BuiltinFunction):
         # NOTE: real floating data of one dtype: the true_divide / negative / multiply calls
         # the Tensor formula makes (a Python-number divisor cast as Div's forward casts it)
         dt = d.dtype
-        if dt.kind != "f":
+        if dt.kind != "f" or dt is _F16:
             return NotImplemented
-        a, b = ctx.saved_tensors
+        a, b = saved_other_first(ctx)
         na, nb = ctx.needs_input_grad[:2]
         if b is None:  # tensor / Python number
             s = ctx.scalar
@@ -698,6 +722,44 @@ def number_array(x, dt):
     return z
 
 
+_F16 = np.dtype(np.float16)
+
+
+def _cpu_scalar(x):
+    """Whether ``x`` is what PyTorch's binary kernels treat as a CPU scalar: a Python number
+    or a 0-dim tensor (real)."""
+    t = type(x)
+    if t is float or t is int or t is bool:
+        return True
+    return t is _ndarray and x.ndim == 0 and x.dtype.kind in "biuf"
+
+
+def _half_scalar(ufunc, a, s):
+    """``ufunc(a, s)`` for float16 data ``a`` and a CPU scalar ``s`` (a Python number or a
+    0-d array) as PyTorch's half mul/div kernels compute it.
+
+    NOTE: they read the scalar as float32 (the "opmath" type of half), compute in float32 and
+    round to half once; NumPy would round the scalar to half first (``x * 0.1`` differs in a
+    third of the elements).
+    """
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        r = ufunc(a.astype(np.float32), np.asarray(s, np.float32))
+        return np.asarray(r.astype(_F16))
+
+
+def _half_axpy(a, b, alpha):
+    """``a + alpha * b`` for float16 operands as PyTorch's half add/sub kernels compute it.
+
+    NOTE: alpha is rounded to half, then ``a + alpha * b`` is one fused multiply-add in
+    float32. float64 holds the product of two halves exactly (and, short of extreme exponent
+    gaps, the sum), so rounding it to float32 and then to half is that fused result.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        al = float(np.float16(alpha))
+        r = np.add(np.asarray(a, np.float64), np.multiply(np.asarray(b, np.float64), al))
+        return np.asarray(r.astype(np.float32).astype(_F16))
+
+
 def _num(ufunc, a, x):
     """``ufunc(a, x)`` for an array ``a`` and a Python number ``x`` (``a (op) x``)."""
     return ufunc(a, number_array(x, a.dtype))
@@ -710,6 +772,8 @@ def _num_into(ufunc, t, x):
 
 
 def _rsqrt_np(x):
+    if x.dtype is _F16:  # NOTE: in float32, rounded once, as PyTorch's half kernel
+        return (1 / np.sqrt(x.astype(np.float32))).astype(_F16)
     return 1 / np.sqrt(x)
 
 
@@ -955,6 +1019,8 @@ class RoundDecimals(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, x, decimals):
+        if x.dtype is _F16:  # NOTE: PyTorch rounds half in float32, then to half once
+            return RoundDecimals.forward(ctx, x.astype(np.float32), decimals).astype(_F16)
         # NOTE: this module's abs/round shadow the builtins
         ten_pow = np.asarray(10.0 ** (decimals if decimals > 0 else -decimals),
                              x.dtype if x.dtype.kind == "f" else None)
@@ -1031,6 +1097,7 @@ class ClampMax(Clamp):
 class ClampTensor(BuiltinFunction):
     """Clamp with tensor bounds: gradients flow to x inside, to the active bound outside."""
     _backward_name = "ClampBackward0"
+    _wrapped_scalars = (1, 2)  # an absent bound (None) still has an edge, as in PyTorch
 
     @staticmethod
     def forward(ctx, x, lo, hi):
@@ -1502,6 +1569,9 @@ def where(condition, input=None, other=None, *, out=None):
 
 def _lerp_arrays(a, b, w):
     """PyTorch's two-sided formula: exact at both ends (w = 0 gives a, w = 1 gives b)."""
+    if a.dtype is _F16:  # NOTE: PyTorch computes half in float32 (w read as float32)
+        w = w.astype(np.float32) if type(w) is _ndarray else np.float32(w)
+        return _lerp_arrays(a.astype(np.float32), b.astype(np.float32), w).astype(_F16)
     if type(w) is not _ndarray:
         w = a.dtype.type(w) if a.dtype.kind in "fc" else w
         return np.asarray(a + w * (b - a) if np.abs(w) < 0.5 else b - (b - a) * (1 - w))
@@ -1569,6 +1639,14 @@ def _check_lerp(input, end, weight):
                 raise _B._translate(e, [np.empty(shape), t._data]) from None
 
 
+def _opmath(dt, *args):
+    """Operands of a half op in float32 (PyTorch's "opmath"): arrays cast to ``dt`` first
+    (the op's common dtype), the trailing Python number read as float32."""
+    *arrays, value = args
+    out = [np.asarray(x, dt).astype(np.float32) for x in arrays]
+    return out + [np.float32(value) if isinstance(value, (int, float)) else value]
+
+
 class Addcmul(BuiltinFunction):
     """out = a + v * t1 * t2;  da = g, dt1 = g v t2, dt2 = g v t1."""
     _backward_name = "AddcmulBackward0"
@@ -1578,6 +1656,8 @@ class Addcmul(BuiltinFunction):
         ctx.save_for_backward(t1, t2)
         ctx.value = value
         dt = result_np(a, t1, t2)
+        if dt is _F16:  # NOTE: in float32 (value too), rounded once, as PyTorch's half kernel
+            a, t1, t2, value = _opmath(dt, a, t1, t2, value)
         return np.asarray(a + value * t1 * t2, dtype=dt)
 
     @staticmethod
@@ -1598,6 +1678,8 @@ class Addcdiv(BuiltinFunction):
         ctx.save_for_backward(t1, t2)
         ctx.value = value
         dt = result_np(a, t1, t2)
+        if dt is _F16:  # NOTE: in float32, as addcmul
+            a, t1, t2, value = _opmath(dt, a, t1, t2, value)
         return np.asarray(a + value * t1 / t2, dtype=dt)
 
     @staticmethod

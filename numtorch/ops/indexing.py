@@ -11,6 +11,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
+from ..autograd.grad_mode import STATE as _GRAD
 from ._util import wrap_dim, cast, write_out
 from .shape import place, place_array
 
@@ -38,7 +39,9 @@ def _convert_key(key):
                 if k.dtype == np.uint8:
                     k = _uint8_mask(k)
                 basic = False
-        elif isinstance(k, (list, tuple)):
+        elif isinstance(k, (list, tuple, range)):
+            # PyTorch indexes with any sequence as with a long tensor (``x[range(n), target]``
+            # in the "What is torch.nn really?" tutorial)
             k = _list_key(k)
             basic = False
         elif isinstance(k, np.ndarray):
@@ -152,9 +155,43 @@ def _list_key(k):
     return arr
 
 
-def _index_error(e, x):
-    msg = str(e).replace("axis", "dimension")
-    return IndexError(msg)
+def _index_error(e, x, key=None):
+    """PyTorch's IndexError for NumPy's ``e`` from indexing ``x`` with the converted ``key``.
+
+    PyTorch selects integer keys first and names the dimension by the integer's position in
+    the key (a None or an ellipsis counts as one entry); an index tensor out of bounds is
+    named by its place among the key's index tensors (its indexing kernel's numbering)."""
+    bad = None if key is None else _out_of_bounds(key, x._data.shape)
+    if bad is not None:
+        return IndexError("index {} is out of bounds for dimension {} with size {}".format(*bad))
+    return IndexError(str(e).replace("axis", "dimension"))
+
+
+def _out_of_bounds(key, shape):
+    """(index, dimension, size) of the first out-of-bounds entry of ``key`` as PyTorch
+    reports it, or None (only called once indexing has failed)."""
+    used = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else
+               0 if k is None or k is Ellipsis else 1 for k in key)
+    arrays, pos = [], 0
+    for i, k in enumerate(key):
+        if k is None:
+            continue
+        if k is Ellipsis:
+            pos += len(shape) - used
+            continue
+        if pos >= len(shape):
+            return None
+        n = shape[pos]
+        if type(k) is int and not -n <= k < n:
+            return k, i, n
+        if isinstance(k, np.ndarray) and k.dtype != np.bool_:
+            arrays.append((k, n))
+        pos += k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+    for j, (k, n) in enumerate(arrays):
+        wrong = k[(k < -n) | (k >= n)]
+        if wrong.size:
+            return int(wrong.reshape(-1)[0]), j, n
+    return None
 
 
 def _basic_name(key):
@@ -168,6 +205,31 @@ def _basic_name(key):
         elif k is None:
             return UnsqueezeIndex
     return AliasIndex if all(k is Ellipsis for k in key) else SliceIndex
+
+
+def _basic_steps(key, shape):
+    """A basic key as the one-op keys PyTorch applies it as, left to right: select for an
+    int, slice for a slice (none for a full one), unsqueeze for None; ``...`` skips dims."""
+    consuming = sum(1 for k in key if type(k) is int or type(k) is slice)
+    steps = []
+    d = od = 0  # the dim in the result so far, the dim of the input
+    for k in key:
+        if k is Ellipsis:
+            n = len(shape) - consuming
+            d += n
+            od += n
+        elif k is None:
+            steps.append((slice(None),) * d + (None,))
+            d += 1
+        elif type(k) is int:
+            steps.append((slice(None),) * d + (k,))
+            od += 1
+        else:
+            if k.indices(shape[od]) != (0, shape[od], 1):
+                steps.append((slice(None),) * d + (k,))
+            d += 1
+            od += 1
+    return steps
 
 
 class BasicIndex(BuiltinFunction):
@@ -278,13 +340,22 @@ def getitem(x, key):
     _check_key(nkey, x._data.shape)
     try:
         if basic:
+            if x._rg and _GRAD.enabled and (len(nkey) > 1 or type(key) is tuple and nkey and
+                                            type(nkey[0]) is slice):
+                steps = _basic_steps(nkey, x._data.shape)
+                if not steps:  # x[:, :], x[..., 0:n]: PyTorch's alias (a bare x[:] slices)
+                    return AliasIndex.apply(x, nkey)
+                if len(steps) > 1:  # PyTorch's graph: one node per step (x[0, 1]: two
+                    for step in steps:  # SelectBackward0)
+                        x = _basic_name(step).apply(x, step)
+                    return x
             return _basic_name(nkey).apply(x, nkey)
         split = _split_ints(nkey)
         if split is not None:
-            x, nkey = _basic_name(split[0]).apply(x, split[0]), split[1]
+            return AdvancedIndex.apply(_basic_name(split[0]).apply(x, split[0]), split[1])
         return AdvancedIndex.apply(x, nkey)
     except IndexError as e:
-        raise _index_error(e, x) from None
+        raise _index_error(e, x, nkey) from None
 
 
 class IndexPut(BuiltinFunction):
@@ -352,13 +423,14 @@ def setitem(x, key, value):
         v = value if isinstance(value, Tensor) else _make(np.asarray(_fit(value, x)), None,
                                                           False)
         split = _split_ints(nkey)
+        target, tkey = x, nkey
         if split is not None:
-            x, nkey = _basic_name(split[0]).apply(x, split[0]), split[1]
-        _check_put_shape(x, nkey, v)
-        _check_put_dtype(x, nkey, v, False)
-        inplace(x, lambda t: IndexPut.apply(t, nkey, v, False))
+            target, tkey = _basic_name(split[0]).apply(x, split[0]), split[1]
+        _check_put_shape(target, tkey, v)
+        _check_put_dtype(target, tkey, v, False)
+        inplace(target, lambda t: IndexPut.apply(t, tkey, v, False))
     except IndexError as e:
-        raise _index_error(e, x) from None
+        raise _index_error(e, x, nkey) from None
 
 
 def _fit(value, x):
@@ -399,7 +471,10 @@ def _index_put_key(input, indices, values, accumulate):
                          f"{len(indices)})")
     key, _ = _convert_key(tuple(indices))
     _check_key(key, input._data.shape)
-    _check_put_shape(input, key, values)
+    try:
+        _check_put_shape(input, key, values)
+    except IndexError as e:
+        raise _index_error(e, input, key) from None
     _check_put_dtype(input, key, values, accumulate)
     return key
 
@@ -407,14 +482,20 @@ def _index_put_key(input, indices, values, accumulate):
 def index_put(input, indices, values, accumulate=False):
     """``input`` with ``values`` written (or added) at the advanced index ``indices``."""
     key = _index_put_key(input, indices, values, accumulate)
-    return IndexPut.apply(input, key, values, accumulate)
+    try:
+        return IndexPut.apply(input, key, values, accumulate)
+    except IndexError as e:
+        raise _index_error(e, input, key) from None
 
 
 def index_put_(input, indices, values, accumulate=False):
     """In-place ``index_put``."""
     from .inplace import inplace
     key = _index_put_key(input, indices, values, accumulate)
-    return inplace(input, lambda t: IndexPut.apply(t, key, values, accumulate))
+    try:
+        return inplace(input, lambda t: IndexPut.apply(t, key, values, accumulate))
+    except IndexError as e:
+        raise _index_error(e, input, key) from None
 
 
 class Gather(BuiltinFunction):

@@ -66,6 +66,7 @@ def inplace(self, compute, *args):
         if _FW.fw_levels:  # forward AD: the result's tangents become this tensor's
             after_in_place(self, res)
         return self
+    _check_no_grad_view(self)
     snapshot = _make(self._data.copy(), self.grad_fn, self._rg)
     snapshot._output_nr = self._output_nr
     if _FW.fw_levels:
@@ -78,6 +79,17 @@ def inplace(self, compute, *args):
         self._rebase_history(res._grad_fn, res._output_nr, 0)
         _resave_output(res, self)
     return self
+
+
+def _check_no_grad_view(self):
+    """PyTorch's error for a recorded in-place change of a view made in no_grad mode from a
+    tensor that does not require grad (``_base._mark_view`` marks it ``ng_plain``)."""
+    if self._extra is not None and "ng_plain" in self._extra:
+        from .._tensor import _InferenceVC
+        if type(self._vc) is _InferenceVC:
+            return  # an inference tensor: PyTorch's error for it comes at the version bump
+        from ..autograd._copy_slices import no_grad_view_error
+        raise no_grad_view_error(self)
 
 
 def _resave_output(res, self):
@@ -241,6 +253,7 @@ def _check_broadcast_into(shape, src_shape):
 
 
 def _copy_recorded(self, src):
+    _check_no_grad_view(self)
     snapshot = _make(self._data.copy(), self.grad_fn, self._rg)
     snapshot._output_nr = self._output_nr
     if _FW.fw_levels:

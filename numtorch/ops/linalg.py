@@ -10,10 +10,10 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ._base import BuiltinFunction
+from ._base import NULL_CTX as _NULL_CTX, BuiltinFunction
 from .elementwise import number_array
 from ._util import infer_size, not_a_tensor, sum_to_shape_array, write_out
-from .shape import Squeeze, _viewable, expand
+from .shape import Squeeze, _viewable, expand, expand_shape
 
 _make = Tensor._make
 
@@ -425,7 +425,7 @@ def outer(input, vec2):
     for name, v in (("self", input), ("vec2", vec2)):
         if v.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.ndim}-D")
-    return input.reshape(-1, 1) * vec2.reshape(1, -1)
+    return input.reshape(-1, 1) * vec2  # as PyTorch's graph: vec2 itself is Mul's operand
 
 
 ger = outer
@@ -473,6 +473,10 @@ class Addmm(BuiltinFunction):
     def forward(ctx, c, a, b, beta, alpha):
         ctx.save_for_backward(a, b)
         ctx.beta, ctx.alpha, ctx.cshape = beta, alpha, c.shape
+        if a.dtype == np.float16 and b.dtype == a.dtype and c.dtype == a.dtype:
+            # NOTE: PyTorch's half gemm works in float32 (alpha, beta too), rounds once
+            return Addmm.forward(_NULL_CTX, c.astype(np.float32), a.astype(np.float32),
+                                 b.astype(np.float32), beta, alpha).astype(np.float16)
         prod = np.matmul(a, b)
         if alpha != 1:
             prod = prod * alpha
@@ -480,6 +484,9 @@ class Addmm(BuiltinFunction):
         if c.dtype == prod.dtype and c.ndim <= prod.ndim and prod.ndim == 2 and \
                 all(n in (1, m) for n, m in zip(c.shape[::-1], prod.shape[::-1])):
             return np.add(prod, c, out=prod)  # prod is ours: no second output array
+        if prod.ndim == 2:  # PyTorch expands c to the product's shape: its error if it cannot
+            from .._dtype import _FROM_NP
+            expand_shape(c.shape, prod.shape, _FROM_NP[c.dtype])
         return prod + c
 
     @staticmethod
@@ -502,6 +509,16 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     _check_mm(mat1, mat2)
     res = Addmm.apply(input, mat1, mat2, beta, alpha)
     return res if out is None else write_out(out, res)
+
+
+def _scaled_add_product(c, a, b, beta, alpha):
+    """``beta * c + alpha * (a @ b)``; for half operands in float32, rounded once, as
+    PyTorch's half gemm kernels compute it."""
+    if a.dtype == np.float16 and b.dtype == a.dtype and c.dtype == a.dtype:
+        f = np.float32
+        out = _scaled_add(c.astype(f), np.matmul(a.astype(f), b.astype(f)), beta, alpha)
+        return out.astype(np.float16)
+    return _scaled_add(c, np.matmul(a, b), beta, alpha)
 
 
 def _scaled_add(c, product, beta, alpha):
@@ -531,7 +548,7 @@ class Addmv(BuiltinFunction):
     def forward(ctx, c, m, v, beta, alpha):
         ctx.save_for_backward(m, v)
         ctx.beta, ctx.alpha = beta, alpha
-        return _scaled_add(c, np.matmul(m, v), beta, alpha)
+        return _scaled_add_product(c, m, v, beta, alpha)
 
     @staticmethod
     def backward(ctx, g):
@@ -569,7 +586,7 @@ class Baddbmm(BuiltinFunction):
     def forward(ctx, c, b1, b2, beta, alpha):
         ctx.save_for_backward(b1, b2)
         ctx.beta, ctx.alpha = beta, alpha
-        return _scaled_add(c, np.matmul(b1, b2), beta, alpha)
+        return _scaled_add_product(c, b1, b2, beta, alpha)
 
     @staticmethod
     def backward(ctx, g):
@@ -648,6 +665,9 @@ def linear(input, weight, bias=None):
         if x.dtype is dt and b.dtype is dt and dt.kind == "f" and x.shape[1] == w.shape[1] \
                 and b.shape == (w.shape[0],):  # the usual call: every check below passes
             return Addmm.apply(bias, input, weight.t(), 1, 1)
+    if x.ndim == 0 or w.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{x.ndim}D and {w.ndim}D")
     wt = weight.t()
     if bias is not None and input.ndim == 2 and weight.ndim != 2:
         raise RuntimeError(f"mat2 must be a matrix, got {weight.ndim}-D tensor")
@@ -682,6 +702,11 @@ class Einsum(BuiltinFunction):
     def forward(ctx, eq, *xs):
         ctx.eq = eq
         ctx.save_for_backward(*xs)
+        if xs and all(x.dtype == np.float16 for x in xs):
+            # NOTE: PyTorch contracts half operands with float32 accumulation, rounds once
+            f = np.float32
+            out = np.einsum(eq, *[x.astype(f) for x in xs], dtype=_einsum_sum_dtype(eq, xs))
+            return np.asarray(out).astype(np.float16)
         return np.asarray(np.einsum(eq, *xs, dtype=_einsum_sum_dtype(eq, xs)))
 
     @staticmethod

@@ -236,13 +236,15 @@ class NllLoss(BuiltinFunction):
         loss = -picked * wt
         ctx.coef = -wt
         if reduction == "none":
-            return loss
+            return loss if x.dtype.kind == "f" else _nll_not_float(x)
         if x.ndim == 2 and x.dtype.kind == "f":  # PyTorch's nll_loss kernel's own order
             skipped = ~valid
             summed = nll_sum(loss, skipped)
             total = (nll_sum(wt, skipped) if w is not None else
                      x.dtype.type(np.count_nonzero(valid)))
         else:
+            if x.dtype.kind != "f":
+                _nll_not_float(x)
             summed, total = loss.sum(dtype=x.dtype), wt.sum(dtype=x.dtype)
         if reduction == "sum":
             return np.asarray(summed)
@@ -289,12 +291,22 @@ def _nll_plain(ctx, x, t, reduction):
     n = t.shape[0]
     ctx.coef, ctx.xdtype = None, x.dtype
     loss = x[np.arange(n), t]
+    if x.dtype.kind != "f":
+        _nll_not_float(x)
     loss = np.negative(loss, out=loss)
     if reduction == "none":
         return loss
     # the sum in the order of PyTorch's kernel; the total weight is n (no weights)
-    total = nll_sum(loss) if x.dtype.kind == "f" else loss.sum(dtype=x.dtype)
+    total = nll_sum(loss)
     return np.asarray(total / x.dtype.type(n) if reduction == "mean" else total)
+
+
+def _nll_not_float(x):
+    """PyTorch's error for a non-floating input to nll_loss (its kernels are float only)."""
+    from .._dtype import _FROM_NP, SCALAR_NAMES
+    kernel = "nll_loss_out_frame" if x.ndim == 2 else "nll_loss2d_forward_out_frame"
+    raise NotImplementedError(f'"{kernel}" not implemented for '
+                              f"'{SCALAR_NAMES[_FROM_NP[x.dtype]]}'")
 
 
 class NllLossAllClasses(NllLoss):

@@ -56,7 +56,9 @@ def squeeze_(self, dim=None):
     if dim is None:
         dims = tuple(i for i, s in enumerate(self._data.shape) if s == 1)
         return _apply(self, named(S.SqueezeAll, "SqueezeBackward3"), dims)
-    dims = wrap_dims(dim, n) if n else ()
+    dims = wrap_dims(dim, n)  # a 0-d tensor takes dim 0 or -1 (PyTorch's range error else)
+    if not n:
+        dims = ()
     if isinstance(dim, (tuple, list)):
         return _apply(self, named(S.SqueezeDims, "SqueezeBackward5"), dims)
     return _apply(self, named(S.Squeeze, "SqueezeBackward4"), dims)

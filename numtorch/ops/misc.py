@@ -187,7 +187,15 @@ class Logcumsumexp(BuiltinFunction):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        out = np.logaddexp.accumulate(x, axis=dim) if x.ndim else x.copy()
+        if not x.ndim:
+            out = x.copy()
+        elif x.dtype.kind == "f" and x.dtype.itemsize < 8:
+            # NOTE: PyTorch's CPU scan accumulates in the wider type (float32 in double, half
+            # in float32), rounding each partial result
+            acc = np.float64 if x.dtype.itemsize == 4 else np.float32
+            out = np.logaddexp.accumulate(x.astype(acc), axis=dim).astype(x.dtype)
+        else:
+            out = np.logaddexp.accumulate(x, axis=dim)
         ctx.save_for_backward(x, out)
         return out
 
@@ -345,15 +353,63 @@ def dist(input, other, p=2):
     return _dist(input, other, p)
 
 
-def renorm(input, p, dim, maxnorm):
-    """Each slice along ``dim`` rescaled so that its ``p``-norm is at most ``maxnorm``."""
+def _renorm_factor(x, p, others, maxnorm):
+    """The Tensor ``x``'s slice norms and ``where(norm > maxnorm, maxnorm / (norm + 1e-7), 1)``."""
     from .reduction import vector_norm
     from .elementwise import where
+    norm = vector_norm(x, p, others, keepdim=True)
+    return norm, where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+
+
+class Renorm(BuiltinFunction):
+    """out = x * factor (slices along ``dim`` scaled to p-norm <= maxnorm);
+    dx = PyTorch's renorm_backward (through the norm where a slice is scaled)."""
+    _backward_name = "RenormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, p, others, maxnorm):
+        ctx.save_for_backward(x)
+        ctx.args = (p, others, maxnorm)
+        t = Tensor._make(x, None, False)
+        return (t * _renorm_factor(t, p, others, maxnorm)[1])._data
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        p, others, maxnorm = ctx.args
+        from .elementwise import where
+        norm = _renorm_factor(x, p, others, maxnorm)[0]
+        nb = _norm_backward((x * g).sum(others, keepdim=True), x, p, norm, others)
+        invnorm = (norm + 1e-7).reciprocal()
+        factor = invnorm * maxnorm
+        return where(norm > maxnorm, factor * g - (factor * invnorm) * nb, g), None, None, None
+
+
+def _norm_backward(go, x, p, norm, dims):
+    """d(p-norm of x over ``dims``, kept)/dx times ``go`` (PyTorch's norm_backward cases)."""
+    from .elementwise import where
+    zero = Tensor._make(np.zeros((), x._data.dtype), None, False)
+    if p == 0:
+        return x * 0
+    if p == 1:
+        return x.sgn() * go
+    if p == 2:
+        return go * where(norm == 0, zero, x / norm)
+    if math.isinf(p):
+        hit = (x.abs() == norm).logical_or(x.isnan().logical_and(norm.isnan())).to(x.dtype)
+        return x.sgn() * hit * (go / hit.sum(dims, keepdim=True))
+    if p < 1:
+        scaled = x.sgn() * where(x == 0, zero, x.abs().pow(p - 1))
+        return scaled * go / norm.pow(p - 1)
+    scaled = x.sgn() * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
+    return scaled * where(norm == 0, zero, go / norm.pow(p - 1))
+
+
+def renorm(input, p, dim, maxnorm):
+    """Each slice along ``dim`` rescaled so that its ``p``-norm is at most ``maxnorm``."""
     d = wrap_dim(dim, input.ndim)
     others = tuple(i for i in range(input.ndim) if i != d)
-    norm = vector_norm(input, float(p), others, keepdim=True)
-    factor = where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
-    return input * factor
+    return Renorm.apply(input, float(p), others, maxnorm)
 
 
 # ---- construction: grids, combinations, block diagonals ----------------------------------

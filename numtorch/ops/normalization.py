@@ -170,6 +170,8 @@ class NativeBatchNorm(BuiltinFunction):
     """out = (x - mean) * invstd * w + b per channel (dim 1); batch or running statistics.
     Training updates running_mean/var in place (unbiased var, ``momentum``)."""
     _backward_name = "NativeBatchNormBackward0"
+    # an absent weight/bias (None) still has an edge, (None, 0), as in PyTorch
+    _wrapped_scalars = (1, 2)
 
     @staticmethod
     def forward(ctx, x, w, b, rm, rv, training, momentum, eps):
@@ -228,6 +230,8 @@ def _update_running(rm, rv, mean, var, n, momentum):
 class NativeLayerNorm(BuiltinFunction):
     """out = (x - mean) * rstd * w + b over the last ``k`` dims;  the normalisation grads."""
     _backward_name = "NativeLayerNormBackward0"
+    # an absent weight/bias (None) still has an edge, (None, 0), as in PyTorch
+    _wrapped_scalars = (1, 2)
 
     @staticmethod
     def forward(ctx, x, w, b, k, eps):
@@ -302,6 +306,8 @@ def _group_size(shape, groups):
 class NativeGroupNorm(BuiltinFunction):
     """out = per-(sample, group) normalisation of x (N, C, *), then per-channel w, b."""
     _backward_name = "NativeGroupNormBackward0"
+    # an absent weight/bias (None) still has an edge, (None, 0), as in PyTorch
+    _wrapped_scalars = (1, 2)
 
     @staticmethod
     def forward(ctx, x, w, b, groups, eps):
@@ -379,3 +385,11 @@ class CrossMapLRN2d(BuiltinFunction):
         ratio = _channel_mix(_band(c, i - inv, i + size - 1 - inv), g * out / scale)
         gx = scale ** -beta * g - (2 * alpha * beta / size) * x * ratio
         return Tensor._make(gx.astype(x.dtype), None, False), None, None, None, None
+
+
+# NOTE: PyTorch normalises half input in float32 (statistics and output) and rounds the
+# output once
+from ._util import half_in_float32  # noqa: E402
+for _cls in (NativeLayerNorm, NativeGroupNorm, NativeBatchNorm):
+    half_in_float32(_cls)
+del _cls

@@ -7,18 +7,19 @@
 """
 import numpy as np
 
-from .. import _dtype as D
+from .. import _dtype as D, _threads
 from .._tensor import Tensor
 from ._base import BuiltinFunction
 from . import _libm
-from ._cascade import VEC_LANES, torch_sum, vec_sum_lastdim
+from ._cascade import VEC_LANES, running_sum, torch_sum, vec_sum_lastdim
 from ._util import (not_a_tensor, wrap_dim, wrap_dims, as_array, cast, reshape_array,
-                    sum_to_dims, no_complex, write_out, write_out_pair)
+                    sum_to_dims, no_complex, write_out, write_out_pair, half_in_float32)
 from . import return_types
 
 _ndarray = np.ndarray
 _max, _sum = np.maximum.reduce, np.add.reduce  # no np.max/np.sum wrapper per call
 _make = Tensor._make
+_F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 
 
 def _dims_arg(dim, ndim):
@@ -74,6 +75,8 @@ class Sum(BuiltinFunction):
         npdt = _sum_dtype(x.dtype, dtype)
         # float sums in PyTorch's order (ops/_cascade.py); others by np.add.reduce, what
         # np.sum calls on an ndarray, less its Python wrapper (torch_sum falls back to it)
+        if npdt is _F16:  # NOTE: PyTorch accumulates half in float32, rounds the sum once
+            return as_array(torch_sum(x.astype(_F32), dims, _F32, keepdim)).astype(_F16)
         return as_array(torch_sum(x, dims, npdt, keepdim))
 
     @staticmethod
@@ -97,11 +100,41 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         x = input._data
     except AttributeError:
         raise not_a_tensor("sum", input) from None
+    if dtype is not None and not isinstance(dtype, D.dtype):
+        _check_dtype_arg("sum", dim, dtype, x.ndim)
     if dim is None:
         res = SumAll.apply(input, tuple(range(x.ndim)), False, dtype)
     else:
-        res = Sum.apply(input, _dims_arg(dim, x.ndim), keepdim, dtype)
+        res = Sum.apply(input, _reduction_dims("sum", dim, x.ndim), keepdim, dtype)
     return _write_out(out, res)
+
+
+# the overloads of Tensor.sum and Tensor.mean as PyTorch's argument parser prints them
+_REDUCE_SIGNATURES = ("(*, torch.dtype dtype = None)",
+                      "(tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None)")
+
+
+def _reduction_dims(op, dim, ndim):
+    """``_dims_arg`` with PyTorch's parser error for a ``dim`` that is no int or ints."""
+    try:
+        return _dims_arg(dim, ndim)
+    except TypeError:
+        if isinstance(dim, (int, np.integer, Tensor)) and not isinstance(dim, bool):
+            raise
+        from ._util import invalid_arguments
+        raise invalid_arguments(op, (dim,), {}, _REDUCE_SIGNATURES) from None
+
+
+def _check_dtype_arg(op, dim, dtype, ndim):
+    """PyTorch's errors for a ``dtype`` that is not a torch.dtype (Python's float, int,
+    bool and complex name one)."""
+    if type(dtype) is type and dtype in (float, int, bool, complex):
+        return
+    if dim is None:
+        from ._util import invalid_arguments
+        raise invalid_arguments(op, (), {"dtype": dtype}, _REDUCE_SIGNATURES)
+    _reduction_dims(op, dim, ndim)
+    raise TypeError(f"{op}(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
 
 
 def _write_out(out, res):
@@ -120,7 +153,6 @@ def _mean_check(x, dtype, op="mean"):
     return npdt
 
 
-_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 def _mean_float(x, dims, keepdim, npdt, n):
@@ -147,6 +179,9 @@ class Mean(BuiltinFunction):
             return as_array(np.sum(x, axis=dims, keepdims=keepdim, dtype=npdt) / n)
         if npdt is x.dtype and (npdt is _F32 or npdt is _F64):
             return _mean_float(x, dims, keepdim, npdt, n)
+        if npdt == np.float16:  # NOTE: PyTorch sums half in float32 and rounds the mean once
+            x32 = x.astype(npdt).astype(_F32)
+            return as_array(_mean_float(x32, dims, keepdim, _F32, n)).astype(npdt)
         return as_array(np.mean(x, axis=dims, keepdims=keepdim, dtype=npdt)).astype(
             npdt, copy=False)
 
@@ -180,6 +215,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
         x = input._data
     except AttributeError:
         raise not_a_tensor("mean", input) from None
+    if dtype is not None and not isinstance(dtype, D.dtype):
+        _check_dtype_arg("mean", dim, dtype, x.ndim)
     npdt = D.to_dtype(dtype).np if dtype is not None else x.dtype
     if npdt.kind not in "fc":
         which = "Input" if dtype is None else "Optional"
@@ -188,7 +225,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
                            f"{_TYPE_NAMES.get(D._FROM_NP[npdt].name)}")
     if dim is None:
         return _write_out(out, MeanAll.apply(input, tuple(range(x.ndim)), False, npdt))
-    return _write_out(out, Mean.apply(input, _dims_arg(dim, x.ndim), keepdim, npdt))
+    return _write_out(out, Mean.apply(input, _reduction_dims("mean", dim, x.ndim), keepdim,
+                                      npdt))
 
 
 class Nansum(BuiltinFunction):
@@ -516,6 +554,86 @@ def _correction(unbiased, correction):
     return 1 if unbiased else 0
 
 
+# elements per output that Welford's update is replayed over, one by one (a Python loop);
+# past it NumPy's two-pass variance stays (the last bits may then differ from PyTorch's)
+_WELFORD_MAX = 4096
+_GRAIN = 32768  # PyTorch's parallel grain: smaller ranges run on one thread
+
+
+def _torch_spread(x, dims, c, keepdim, take_sqrt, welford):
+    """(var or std, mean) of real float32/float64 ``x`` over ``dims`` rounded as PyTorch's
+    CPU kernels round them; None where not replayed (other dtypes, no elements, too many
+    elements per output for Welford's loop).
+
+    ``var``/``std`` with one output take PyTorch's two passes: the mean in x's dtype, then
+    the squared deviations summed in double, a running sum per thread's block; mean is then
+    None. Otherwise (several outputs, or ``welford`` for var_mean/std_mean) PyTorch runs
+    Welford's update in double over each output's elements in memory order, and returns
+    its mean. The spread is divided by max(0, n - c) and square-rooted in double, then
+    rounded once to x's dtype.
+    """
+    if (x.dtype is not _F32 and x.dtype is not _F64) or not x.size:
+        return None
+    n = _count(x.shape, dims)
+    divisor = np.float64(n - c if n > c else 0)
+    if keepdim:
+        shape = tuple(1 if d in dims else s for d, s in enumerate(x.shape))
+    else:
+        shape = tuple(s for d, s in enumerate(x.shape) if d not in dims)
+    mean = None
+    if x.size == n and not welford:
+        m2 = np.float64(_two_pass_m2(x))
+    elif n <= _WELFORD_MAX:
+        kept = [d for d in range(x.ndim) if d not in dims]
+        red = sorted(dims, key=lambda d: -abs(x.strides[d]))  # memory order, as PyTorch's
+        rows = x.transpose(kept + red).reshape(-1, n).astype(np.float64)
+        mean, m2 = _welford(rows)
+        mean = mean.astype(x.dtype).reshape(shape)
+    else:
+        return None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = m2 / divisor
+        if take_sqrt:
+            v = np.sqrt(v)
+    return np.asarray(v).astype(x.dtype).reshape(shape), mean
+
+
+def _two_pass_m2(x):
+    """Sum of squared deviations from x's mean (taken in x's dtype), in double, summed as
+    PyTorch's ``std_var_all_cpu``: left to right within each thread's block, then the
+    blocks."""
+    m = float(_mean_float(x, tuple(range(x.ndim)), False, x.dtype, x.size))
+    d = x.ravel(order="K").astype(np.float64) - m
+    d *= d
+    threads = _threads.get_num_threads()
+    blocks = -(-d.size // _GRAIN)
+    tasks = 1 if blocks == 1 or threads == 1 else (threads if threads < blocks else blocks)
+    chunk = -(-d.size // tasks)
+    total = 0.0
+    for start in range(0, d.size, chunk):
+        total += float(np.add.accumulate(d[start:start + chunk])[-1])
+    return total
+
+
+def _welford(rows):
+    """Welford's (mean, m2) of each row of float64 ``rows``, updated element by element."""
+    if rows.shape[0] == 1:  # one output: Python floats (the same double arithmetic) are faster
+        mean = m2 = 0.0
+        for k, v in enumerate(rows[0].tolist(), 1):
+            delta = v - mean
+            mean += delta / k
+            m2 += delta * (v - mean)
+        return np.array([mean]), np.array([m2])
+    mean = np.zeros(rows.shape[0])
+    m2 = np.zeros(rows.shape[0])
+    for k in range(rows.shape[1]):
+        v = rows[:, k]
+        delta = v - mean
+        mean = mean + delta / (k + 1)
+        m2 = m2 + delta * (v - mean)
+    return mean, m2
+
+
 class Var(BuiltinFunction):
     """out = sum((x - mean)^2) / (n - c);  dx = g * 2 (x - mean) / (n - c)."""
     _backward_name = "VarBackward0"
@@ -526,6 +644,9 @@ class Var(BuiltinFunction):
             raise RuntimeError("std and var only support floating point and complex dtypes")
         ctx.save_for_backward(x)
         ctx.dims, ctx.c, ctx.keepdim = dims, c, keepdim
+        spread = _torch_spread(x, dims, c, keepdim, False, False)
+        if spread is not None:
+            return spread[0]
         n = _count(x.shape, dims)
         # The variance of complex values is real (|x - mean|^2), as in PyTorch.
         real = np.finfo(x.dtype).dtype
@@ -555,8 +676,12 @@ class Std(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, x, dims, c, keepdim):
-        v = Var.forward(ctx, x, dims, c, keepdim)
-        out = np.sqrt(v)
+        spread = _torch_spread(x, dims, c, keepdim, True, False)
+        if spread is None:
+            out = np.sqrt(Var.forward(ctx, x, dims, c, keepdim))
+        else:  # (the square root taken in double, before the rounding)
+            out = spread[0]
+            ctx.dims, ctx.c, ctx.keepdim = dims, c, keepdim
         ctx.save_for_backward(x, out)
         return out
 
@@ -568,6 +693,12 @@ class Std(BuiltinFunction):
         denom = expand_grad(out, x._data.shape, ctx.dims, ctx.keepdim) * (n - ctx.c)
         gx = expand_grad(g, x._data.shape, ctx.dims, ctx.keepdim)
         return gx * centered / denom, None, None, None
+
+
+# NOTE: PyTorch computes these for half in float32 and rounds the result once
+for _cls in (Var, Std):
+    half_in_float32(_cls)
+del _cls
 
 
 def _count(shape, dims):
@@ -613,13 +744,23 @@ class VarMean(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, x, dims, c, keepdim):
-        # Var's forward saves x; Mean's sets ctx.shape and ctx.n, which its backward reads
-        return Var.forward(ctx, x, dims, c, keepdim), Mean.forward(ctx, x, dims, keepdim, x.dtype)
+        # Var's forward saves x; Mean's sets ctx.shape and ctx.n, which its backward reads.
+        # NOTE: PyTorch's mean here is Welford's, not mean()'s (they differ in the last bit)
+        mean = Mean.forward(ctx, x, dims, keepdim, x.dtype)
+        spread = _torch_spread(x, dims, c, keepdim, False, True)
+        if spread is None:
+            return Var.forward(ctx, x, dims, c, keepdim), mean
+        ctx.save_for_backward(x)
+        ctx.c = c
+        return spread
 
     @staticmethod
     def backward(ctx, g_spread, g_mean):
         return (Var.backward(ctx, g_spread)[0] + Mean.backward(ctx, g_mean)[0],
                 None, None, None)
+
+
+half_in_float32(VarMean)
 
 
 class StdMean(VarMean):
@@ -630,14 +771,22 @@ class StdMean(VarMean):
     def forward(ctx, x, dims, c, keepdim):
         # NOTE: Std's forward, with its saved output an array (not a NumPy scalar): of a
         # tuple of outputs, only the very array returned is recognised as an output
-        out = as_array(np.sqrt(Var.forward(ctx, x, dims, c, keepdim)))
+        mean = Mean.forward(ctx, x, dims, keepdim, x.dtype)
+        spread = _torch_spread(x, dims, c, keepdim, True, True)
+        if spread is None:
+            out = as_array(np.sqrt(Var.forward(ctx, x, dims, c, keepdim)))
+        else:
+            (out, mean), ctx.c = spread, c
         ctx.save_for_backward(x, out)
-        return out, Mean.forward(ctx, x, dims, keepdim, x.dtype)
+        return out, mean
 
     @staticmethod
     def backward(ctx, g_spread, g_mean):
         return (Std.backward(ctx, g_spread)[0] + Mean.backward(ctx, g_mean)[0],
                 None, None, None)
+
+
+half_in_float32(StdMean)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -657,6 +806,13 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 # ---- scans ------------------------------------------------------------------------------
+# the type PyTorch's CPU cumsum/cumprod accumulate in (at::acc_type<T, /*is_cuda=*/false>),
+# each partial result rounded to the output dtype
+_CUM_ACC = {np.dtype(np.float16): np.dtype(np.float32),
+            np.dtype(np.float32): np.dtype(np.float64),
+            np.dtype(np.complex64): np.dtype(np.complex128)}
+
+
 class Cumsum(BuiltinFunction):
     """out = cumsum(x, dim);  dx = reversed cumsum of g."""
     _backward_name = "CumsumBackward0"
@@ -666,6 +822,9 @@ class Cumsum(BuiltinFunction):
         ctx.dim = dim
         if x.ndim == 0:
             return x.astype(npdt)
+        acc = _CUM_ACC.get(npdt)
+        if acc is not None:  # NOTE: PyTorch's CPU scan accumulates in a wider type
+            return np.cumsum(x.astype(npdt, copy=False), axis=dim, dtype=acc).astype(npdt)
         return np.cumsum(x, axis=dim, dtype=npdt)
 
     @staticmethod
@@ -675,8 +834,10 @@ class Cumsum(BuiltinFunction):
         return g.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim), None, None
 
 
-def cumsum(input, dim, *, dtype=None, out=None):
+def cumsum(input, dim=None, *, dtype=None, out=None):
     """Cumulative sum along ``dim``."""
+    if dim is None:
+        raise TypeError('cumsum() missing 1 required positional arguments: "dim"')
     d = wrap_dim(dim, input.ndim)
     return _write_out(out, Cumsum.apply(input, d, _sum_dtype(input._data.dtype, dtype)))
 
@@ -688,7 +849,13 @@ class Cumprod(BuiltinFunction):
     @staticmethod
     def forward(ctx, x, dim, npdt):
         ctx.dim = dim
-        out = x.astype(npdt) if x.ndim == 0 else np.cumprod(x, axis=dim, dtype=npdt)
+        if x.ndim == 0:
+            out = x.astype(npdt)
+        elif npdt in _CUM_ACC:  # NOTE: as cumsum, accumulated in a wider type
+            out = np.cumprod(x.astype(npdt, copy=False), axis=dim,
+                             dtype=_CUM_ACC[npdt]).astype(npdt)
+        else:
+            out = np.cumprod(x, axis=dim, dtype=npdt)
         ctx.save_for_backward(x, out)
         return out
 
@@ -721,7 +888,9 @@ def _cumprod_grad_with_zeros(g, x, d):
     return stack([p * sk for p, sk in zip(prefix, s)], d)
 
 
-def cumprod(input, dim, *, dtype=None, out=None):
+def cumprod(input, dim=None, *, dtype=None, out=None):
+    if dim is None:
+        raise TypeError('cumprod() missing 1 required positional arguments: "dim"')
     d = wrap_dim(dim, input.ndim)
     return _write_out(out, Cumprod.apply(input, d, _sum_dtype(input._data.dtype, dtype)))
 
@@ -791,7 +960,11 @@ class Logsumexp(BuiltinFunction):
             x = x.astype(D._state["default"].np)
         m = np.max(x, axis=dims, keepdims=True) if x.size else np.zeros((1,) * x.ndim, x.dtype)
         m = np.where(np.isfinite(m), m, 0)
-        s = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
+        # PyTorch's order and rounding: exp and log as its kernels round them, the sum in its
+        # cascade order (ops/_cascade.py), so ``cross_entropy``-style code built on
+        # logsumexp matches it in the last bit
+        e = _libm.exp(x - m)
+        s = _libm.log(torch_sum(e, dims, e.dtype, True)) + m
         out = as_array(s if keepdim else np.squeeze(s, axis=dims))
         ctx.save_for_backward(x, out)  # the same array: saved as the output (gradgrad)
         ctx.dims, ctx.keepdim = dims, keepdim
@@ -1001,9 +1174,13 @@ class VectorNorm(BuiltinFunction):
         elif p == 0:
             out = np.sum(a != 0, axis=dims, keepdims=keepdim).astype(a.dtype)
         elif p == 2:
-            out = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
+            out = _norm2_trailing(a, dims, keepdim) if x.flags.c_contiguous else None
+            if out is None:
+                out = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
         else:
-            out = np.sum(a ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
+            out = _norm_p_running(a, p, dims, keepdim)
+            if out is None:
+                out = np.sum(a ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
         out = as_array(out).astype(a.dtype, copy=False)
         ctx.save_for_backward(x, out)
         ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
@@ -1030,6 +1207,57 @@ class VectorNorm(BuiltinFunction):
         # reaches g's gradient even when x is empty, as in PyTorch
         g, n = (_kept(t, shape, ctx.dims, ctx.keepdim) for t in (g0, out))
         return _pnorm_grad(x, n, g, p), None, None, None
+
+
+half_in_float32(VectorNorm)
+
+
+def _norm_p_running(a, p, dims, keepdim):
+    """The ``p``-norm (p not 0, 2 or infinite) of real float32/float64 ``a`` = |x| over
+    ``dims`` as PyTorch's scalar CPU kernel takes it on one thread: ``|x|^p`` (1: ``|x|``)
+    summed left to right in the reduced dims' index order, then ``^(1/p)``, all in the
+    dtype. None past one thread's grain (PyTorch splits the sum) or for other dtypes."""
+    dt = a.dtype
+    if (dt is not _F32 and dt is not _F64) or not dims or not a.size or a.size > _GRAIN:
+        return None
+    kept = [d for d in range(a.ndim) if d not in dims]
+    moved = a.transpose(kept + list(dims))
+    rows = moved.reshape(moved.shape[:len(kept)] + (-1,))
+    q = dt.type(p)
+    terms = rows if p == 1 else np.power(rows, q)
+    out = running_sum(terms, axis=-1, start_zero=True)
+    if p != 1:
+        out = np.power(out, dt.type(1) / q)
+    if keepdim:
+        out = out.reshape(tuple(1 if d in dims else n for d, n in enumerate(a.shape)))
+    return out
+
+
+def _norm2_trailing(a, dims, keepdim):
+    """The 2-norm of real float32/float64 ``a`` (of a C-contiguous input) over its trailing
+    ``dims`` as PyTorch's vectorised CPU kernel takes it: per row, one running sum of squares
+    per vector lane over the whole vectors, those lanes added left to right, then the tail's
+    squares, then the square root. None where that kernel does not run (layouts, dtypes)."""
+    dt = a.dtype
+    if (dt is not _F32 and dt is not _F64) or not a.flags.c_contiguous or not dims or \
+            dims != tuple(range(a.ndim - len(dims), a.ndim)) or not a.size:
+        return None
+    # NOTE: PyTorch registers its norm kernel without an AVX-512 variant: AVX2 vectors
+    lanes = 8 if dt is _F32 else 4
+    kept = a.shape[:a.ndim - len(dims)]
+    n = 1
+    for d in dims:
+        n *= a.shape[d]
+    sq = a.reshape(-1, n)
+    sq = sq * sq
+    rows, n = sq.shape
+    nv = n // lanes
+    if nv:
+        acc = running_sum(sq[:, :nv * lanes].reshape(rows, nv, lanes), axis=1)
+    else:
+        acc = np.zeros((rows, lanes), dt)
+    out = np.sqrt(running_sum(np.concatenate([acc, sq[:, nv * lanes:]], axis=1), axis=1))
+    return out.reshape(kept + (1,) * len(dims) if keepdim else kept)
 
 
 def _kept(t, shape, dims, keepdim):

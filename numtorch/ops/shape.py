@@ -6,11 +6,14 @@ split, unbind) share memory and the version counter with their base; the rest co
 >>> x.t().shape, x.flatten().tolist()
 (torch.Size([3, 2]), [0, 1, 2, 3, 4, 5])
 """
+import operator
+
 import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
+from ..autograd.grad_mode import STATE
 from ._util import reshape_array, result_np, sum_to_shape_array, wrap_dim, wrap_dims
 
 _make = Tensor._make
@@ -55,7 +58,12 @@ def _shape_args(shape, op=None, arg=None):
                 raise TypeError(f"{op}(): argument '{arg}' failed to unpack the object at pos "
                                 f"{i + 1} with error \"type must be tuple of ints,but got "
                                 f"{type(s).__name__}\"")
+        return tuple(map(_index, shape))  # a float is no size (as PyTorch's parser)
     return tuple(int(s) for s in shape)
+
+
+_index = operator.index
+_VIEW_SIGNATURES = ("(torch.dtype dtype)", "(tuple of ints size)")
 
 
 class View(BuiltinFunction):
@@ -82,6 +90,12 @@ class View(BuiltinFunction):
     @staticmethod
     def _np_backward(ctx, d):
         return reshape_array(d, ctx.shape), None
+
+
+class ReshapeAlias(View):
+    """``reshape`` of a non-contiguous input that a view can express (PyTorch's
+    ``_reshape_alias``): View under another node name."""
+    _backward_name = "ReshapeAliasBackward0"
 
 
 class Reshape(BuiltinFunction):
@@ -115,8 +129,17 @@ def view(input, *shape):
     """A view of ``input`` with a new shape (or a reinterpretation as another dtype)."""
     if len(shape) == 1 and isinstance(shape[0], D.dtype):
         return _view_dtype(input, shape[0])
-    shape = _infer_shape(_shape_args(shape, "view", "size"), input._data.size)
-    return View.apply(input, shape)
+    try:
+        sizes = _shape_args(shape, "view", "size")
+    except (TypeError, ValueError) as e:
+        if "failed to unpack" in str(e):
+            raise
+        if len(shape) == 1 and type(shape[0]) is type and shape[0] in (float, int, bool,
+                                                                        complex):
+            return _view_dtype(input, D.to_dtype(shape[0]))  # PyTorch reads these as dtypes
+        from ._util import invalid_arguments
+        raise invalid_arguments("view", shape, {}, _VIEW_SIGNATURES) from None
+    return View.apply(input, _infer_shape(sizes, input._data.size))
 
 
 def _view_dtype(input, dtype):
@@ -156,7 +179,14 @@ def reshape(input, *shape):
     """``input`` in a new shape: a view when the layout allows it, else a copy."""
     shape = _infer_shape(_shape_args(shape, "reshape", "shape"), input._data.size, "reshape")
     if _viewable(input._data, shape):
-        return View.apply(input, shape)
+        if input._data.flags.c_contiguous:
+            return View.apply(input, shape)
+        return ReshapeAlias.apply(input, shape)
+    if input._rg and STATE.enabled:
+        # NOTE: PyTorch's graph: a contiguous clone (CloneBackward0), then _unsafe_view of it
+        # (UnsafeViewBackward0), which aliases that fresh clone instead of copying again
+        from .linalg import UnsafeView
+        return UnsafeView.apply(contiguous(input), shape)
     return Reshape.apply(input, shape)
 
 
@@ -172,6 +202,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     """Merge dims ``start_dim..end_dim`` into one."""
     shape = input._data.shape
     if not shape:
+        wrap_dim(start_dim, 0), wrap_dim(end_dim, 0)  # PyTorch's range error
         return reshape(input, (1,))
     s, e = wrap_dim(start_dim, len(shape)), wrap_dim(end_dim, len(shape))
     if s > e:
@@ -203,8 +234,56 @@ def unflatten(input, dim, sizes):
     return view(input, shape[:d] + tuple(sizes) + shape[d + 1:])
 
 
+def _pixel_shuffle_array(x, r):
+    """(*, C r^2, H, W) -> (*, C, H r, W r) on an array (a fresh contiguous copy)."""
+    *lead, c, h, w = x.shape
+    n = len(lead)
+    y = x.reshape(tuple(lead) + (c // (r * r), r, r, h, w))
+    y = y.transpose(tuple(range(n)) + (n, n + 3, n + 1, n + 4, n + 2))
+    return np.ascontiguousarray(y).reshape(tuple(lead) + (c // (r * r), h * r, w * r))
+
+
+def _pixel_unshuffle_array(x, r):
+    """(*, C, H r, W r) -> (*, C r^2, H, W) on an array (a fresh contiguous copy)."""
+    *lead, c, h, w = x.shape
+    n = len(lead)
+    y = x.reshape(tuple(lead) + (c, h // r, r, w // r, r))
+    y = y.transpose(tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))
+    return np.ascontiguousarray(y).reshape(tuple(lead) + (c * r * r, h // r, w // r))
+
+
+class PixelShuffle(BuiltinFunction):
+    """out = pixel_shuffle(x, r);  dx = pixel_unshuffle(g, r)."""
+    _backward_name = "PixelShuffleBackward0"
+
+    @staticmethod
+    def forward(ctx, x, r):
+        ctx.r = r
+        return _pixel_shuffle_array(x, r)
+
+    @staticmethod
+    def backward(ctx, g):
+        return PixelUnshuffle.apply(g, ctx.r), None
+
+
+class PixelUnshuffle(BuiltinFunction):
+    """out = pixel_unshuffle(x, r);  dx = pixel_shuffle(g, r)."""
+    _backward_name = "PixelUnshuffleBackward0"
+
+    @staticmethod
+    def forward(ctx, x, r):
+        ctx.r = r
+        return _pixel_unshuffle_array(x, r)
+
+    @staticmethod
+    def backward(ctx, g):
+        return PixelShuffle.apply(g, ctx.r), None
+
+
 def ravel(input):
-    return reshape(input, -1)
+    """``input`` as 1-d: ``contiguous().view(-1)``, as PyTorch (ViewBackward0 over
+    CloneBackward0 for a non-contiguous input)."""
+    return view(contiguous(input), -1)
 
 
 def _inverse(dims):
@@ -372,30 +451,36 @@ class Expand(BuiltinFunction):
 
 def expand(input, *sizes):
     """Broadcast ``input`` to ``sizes`` without copying; -1 keeps a dim."""
-    sizes = _shape_args(sizes)
-    shape = input._data.shape
+    return Expand.apply(input, expand_shape(input._data.shape, _shape_args(sizes),
+                                            input.dtype))
+
+
+def expand_shape(shape, sizes, dtype):
+    """The shape that ``expand`` gives a ``dtype`` tensor of ``shape`` for ``sizes`` (-1 keeps
+    a dim), or PyTorch's error, checked from the last dim as PyTorch does."""
     if len(sizes) < len(shape):
         dims = ", ".join(map(str, shape))
-        raise RuntimeError(f"expand(torch.{D.LEGACY_NAMES[input.dtype]}{{[{dims}]}}, "
+        raise RuntimeError(f"expand(torch.{D.LEGACY_NAMES[dtype]}{{[{dims}]}}, "
                            f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided "
                            f"({len(sizes)}) must be greater or equal to the number of dimensions "
                            f"in the tensor ({len(shape)})")
     lead = len(sizes) - len(shape)
-    final = []
-    for i, s in enumerate(sizes):
+    final = [None] * len(sizes)
+    for i in range(len(sizes) - 1, -1, -1):  # from the last dim, as PyTorch checks
+        s = sizes[i]
         cur = shape[i - lead] if i >= lead else None
         if s == -1:
             if cur is None:
                 raise RuntimeError("The expanded size of the tensor (-1) isn't allowed in a "
-                                   "leading, non-existing dimension 0")
+                                   f"leading, non-existing dimension {i}")
             s = cur
         elif cur is not None and cur != s and cur != 1:
             raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing "
                                f"size ({cur}) at non-singleton dimension {i}.  Target sizes: "
                                f"[{', '.join(map(str, sizes))}].  Tensor sizes: "
                                f"[{', '.join(map(str, shape))}]")
-        final.append(s)
-    return Expand.apply(input, tuple(final))
+        final[i] = s
+    return tuple(final)
 
 
 def expand_as(input, other):
@@ -417,7 +502,9 @@ def broadcast_tensors(*tensors):
         for s in shapes[1:]:  # PyTorch's infer_size, pair by pair, raises its message
             shape = _broadcast_batch(shape, s)
         raise
-    return tuple(expand(t, shape) for t in tensors)
+    # PyTorch hands back an input already of the common shape itself (no ExpandBackward0 node:
+    # ``mse_loss(out, target).grad_fn.next_functions`` names the op that made ``out``)
+    return tuple(t if t._data.shape == shape else expand(t, shape) for t in tensors)
 
 
 def broadcast_shapes(*shapes):
@@ -485,7 +572,9 @@ def squeeze(input, dim=None):
     if dim is None:
         return SqueezeAll.apply(input, tuple(i for i, s in enumerate(input._data.shape)
                                              if s == 1))
-    dims = wrap_dims(dim, n) if n else ()
+    dims = wrap_dims(dim, n)  # a 0-d tensor takes dim 0 or -1 (PyTorch's range error else)
+    if not n:
+        dims = ()
     if isinstance(dim, (tuple, list)):
         return SqueezeDims.apply(input, dims)
     return Squeeze.apply(input, dims)
@@ -787,9 +876,17 @@ def cat(tensors, dim=0, *, out=None):
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     ref = next((t for t in tensors if not (t.ndim == 1 and t._data.shape[0] == 0)), tensors[0])
-    d = wrap_dim(dim, ref.ndim)
-    _check_cat_shapes(tensors, ref, d)
-    res = Cat.apply(d, *tensors)
+    try:
+        d = wrap_dim(dim, ref.ndim)
+        _check_cat_shapes(tensors, ref, d)
+        res = Cat.apply(d, *tensors)
+    except (IndexError, RuntimeError, ValueError):
+        # PyTorch refuses a 0-d tensor before its other checks (a 0-d one fails one of them)
+        for i, t in enumerate(tensors):
+            if not t._data.ndim:
+                raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                                   "concatenated") from None
+        raise
     if out is not None:
         from .elementwise import _out
         return _out(out, res)

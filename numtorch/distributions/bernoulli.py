@@ -1,0 +1,4 @@
+"""``torch.distributions.bernoulli``."""
+from ._families import Bernoulli
+
+__all__ = ["Bernoulli"]

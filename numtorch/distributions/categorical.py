@@ -1,0 +1,4 @@
+"""``torch.distributions.categorical``."""
+from ._families import Categorical
+
+__all__ = ["Categorical"]

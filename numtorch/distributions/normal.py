@@ -1,0 +1,4 @@
+"""``torch.distributions.normal``."""
+from ._families import Normal
+
+__all__ = ["Normal"]

@@ -1,0 +1,4 @@
+"""``torch.distributions.uniform``."""
+from ._families import Uniform
+
+__all__ = ["Uniform"]

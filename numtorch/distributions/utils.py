@@ -1,0 +1,55 @@
+"""Helpers of the distributions: broadcasting parameters, probabilities <-> logits."""
+import numbers
+
+from .. import _creation as C, _dtype as D
+from .._tensor import Tensor
+
+__all__ = ["broadcast_all", "clamp_probs", "logits_to_probs", "probs_to_logits",
+           "lazy_property"]
+
+
+def broadcast_all(*values):
+    """Tensors (numbers become tensors of the first tensor's dtype, or the default dtype)
+    broadcast to one shape."""
+    from ..ops.shape import broadcast_tensors
+    if not all(isinstance(v, (Tensor, numbers.Number)) for v in values):
+        raise ValueError("Input arguments must all be instances of numbers.Number, "
+                         "torch.Tensor or objects implementing __torch_function__.")
+    if all(isinstance(v, Tensor) for v in values):
+        return broadcast_tensors(*values)
+    dtype = next((v.dtype for v in values if isinstance(v, Tensor)), D.get_default_dtype())
+    values = [v if isinstance(v, Tensor) else C.tensor(v, dtype=dtype) for v in values]
+    return broadcast_tensors(*values)
+
+
+def clamp_probs(probs):
+    eps = D.finfo(probs.dtype).eps
+    return probs.clamp(min=eps, max=1 - eps)
+
+
+def logits_to_probs(logits, is_binary=False):
+    from ..nn import functional as F
+    return logits.sigmoid() if is_binary else F.softmax(logits, dim=-1)
+
+
+def probs_to_logits(probs, is_binary=False):
+    p = clamp_probs(probs)
+    return (p.log() - (-p).log1p()) if is_binary else p.log()
+
+
+class lazy_property:
+    """Computed on first read, then stored on the instance (a parameter given in the other
+    form: ``logits`` from ``probs``)."""
+
+    def __init__(self, fn):
+        self.wrapped = fn
+        self.__doc__ = fn.__doc__
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        from ..autograd.grad_mode import enable_grad
+        with enable_grad():
+            value = self.wrapped(instance)
+        setattr(instance, self.wrapped.__name__, value)
+        return value
