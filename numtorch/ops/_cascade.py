@@ -49,6 +49,15 @@ def torch_sum(x, dims, npdt, keepdim):
     nd = x.ndim
     if npdt is not x.dtype or npdt not in LANES or not x.size:
         return np.add.reduce(x, axis=dims, dtype=npdt, keepdims=keepdim)
+    if nd == 2 and len(dims) == 1 and dims[0] in (0, -2):  # a sum over the batch
+        out = column_sums(x)
+        return out[None] if keepdim else out
+    return _sum_in_order(x, dims, npdt, keepdim)
+
+
+def _sum_in_order(x, dims, npdt, keepdim):
+    """``torch_sum`` of a non-empty float32/float64 array past its shortcuts."""
+    nd = x.ndim
     if len(dims) == nd and x.flags.c_contiguous:  # (the common full sum, straight through)
         out = _inner(x.reshape(1, -1))
         return out.reshape((1,) * nd if keepdim else ())
@@ -64,10 +73,11 @@ def torch_sum(x, dims, npdt, keepdim):
 
 
 def column_sums(x):
-    """``torch_sum(x, (0,), x.dtype, False)`` of a 2-D array (a bias gradient: the sum over
-    the batch). Its usual case, a C-contiguous float array of 2 to 255 rows and whole blocks
-    of columns, runs ``_outer``'s steps here without the general path's dispatch: sums of
-    chunks of 16 rows, their running sum, then the rows left over added first.
+    """``torch_sum(x, (0,), x.dtype, False)`` of a 2-D array (a bias gradient, or any sum
+    over the batch: torch_sum sends those here). Its usual case, a C-contiguous float array
+    of 2 to 255 rows and whole blocks of columns, runs ``_outer``'s steps here without the
+    general path's dispatch: sums of chunks of 16 rows, their running sum, then the rows
+    left over added first.
 
     >>> column_sums(np.ones((20, 32), np.float32))[:3]
     array([20., 20., 20.], dtype=float32)
@@ -76,7 +86,9 @@ def column_sums(x):
     lanes = LANES.get(x.dtype)
     if lanes is None or not 2 <= rows < _CHUNK_ROWS ** 2 or cols % (_OUTER_BLOCK * lanes) or \
             not x.flags.c_contiguous:
-        return torch_sum(x, (0,), x.dtype, False)
+        if lanes is None or not x.size:
+            return np.add.reduce(x, axis=0, dtype=x.dtype)
+        return _sum_in_order(x, (0,), x.dtype, False)
     full = rows // _CHUNK_ROWS
     split = full * _CHUNK_ROWS
     # (a reduction over a non-innermost axis: NumPy's is then row after row, as running_sum)
