@@ -14,7 +14,7 @@ needs no gradient) reads as None, as there.
 >>> y.grad_fn._saved_self is x, y.grad_fn._saved_exponent
 (True, 2)
 """
-from .graph import freed_error
+from .graph import freed_error, saved_entries
 
 __all__ = ["saved_attr_properties"]
 
@@ -76,7 +76,8 @@ def _in_numel(i):
 def _in_strides(i):
     """The strides of saved input ``i`` (its shape's contiguous strides once freed)."""
     def get(ctx):
-        e = ctx._saved[i] if type(ctx._saved) is tuple and len(ctx._saved) > i else None
+        saved = saved_entries(ctx)
+        e = saved[i] if type(saved) is tuple and len(saved) > i else None
         if e is not None and e[0] == 0:  # an input saved as it is: (0, tensor, version)
             return tuple(e[1].stride())
         strides, acc = [], 1

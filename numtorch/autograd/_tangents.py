@@ -25,7 +25,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import _interpose
 from .grad_mode import STATE, enable_grad
-from .graph import version_error_output
+from .graph import version_error_output, saved_entries
 
 __all__ = ["apply_builtin", "apply_custom", "get_tangent", "set_tangent", "attach"]
 
@@ -138,8 +138,8 @@ def attach(out, tangents, level):
 # re-packed to share the output's tangent dict. Only done under forward AD.
 def _share_with_saved(t, fw):
     node = t._grad_fn
-    saved = getattr(node, "_saved", None) if node is not None else None
-    if not saved or type(saved) is not tuple:
+    saved = saved_entries(node) if hasattr(node, "_saved") else None
+    if type(saved) is not tuple or not saved:
         return
     entries = list(saved)
     changed = False

@@ -151,7 +151,7 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
     """
     heappop, heappush, pop, get = heapq.heappop, heapq.heappush, buffers.pop, buffers.get
     check, freed, Tensor = _check_grads, _FREED, _function.Tensor
-    ndarray, make = np.ndarray, Tensor._make
+    ndarray, make, true1 = np.ndarray, Tensor._make, _function._TRUE1
     # first order with nothing interposed: built-in ops may run their array backward, and
     # gradients then pass between them as bare ndarrays (made Tensors where anything else
     # sees them: hooks, captures, other nodes, the leaves' .grad)
@@ -203,10 +203,10 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
             # (ndarrays only from a built-in op, whose npb is set: a user's backward must
             # return Tensors, and the general check raises PyTorch's error otherwise)
             if type(outs) is Tensor or (type(outs) is ndarray and npb is not None):
-                meta = node._in_meta
                 d = outs if type(outs) is ndarray else outs._data
-                if len(meta) == 1 and node.needs_input_grad[0] and meta[0] is not None and \
-                        d.shape == meta[0][0] and d.dtype is meta[0][1].np:
+                # (``true1``: the one input of this node needs a gradient; its meta is set)
+                m = node._in_meta[0] if node.needs_input_grad is true1 else None
+                if m is not None and d.shape == m[0] and d.dtype is m[1].np:
                     gi = outs
                     outs = None  # (gi,), built below unless the chain shortcut takes gi
                 else:
@@ -224,8 +224,10 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
                     outs = check(node, outs)
             else:
                 outs = check(node, outs)
-            if not retain_graph and node._saved:
-                node._saved = freed
+            if not retain_graph:
+                saved = node._saved
+                if type(saved) is not tuple or saved:  # (the compact form: a Tensor)
+                    node._saved = freed
             if gi is not None:
                 nf = node.next_functions
                 if (len(nf) == 1 or nf[1][0] is None) and not heap and needed is None:

@@ -26,7 +26,7 @@ import numpy as np
 from .._dtype import _FROM_NP
 from .grad_mode import STATE
 from .graph import (ANOMALY, Node, DelayedError, pack_saved, unpack_saved, freed_error,
-                    _hook_stack, _sequence)
+                    saved_entries, _hook_stack, _sequence)
 from ._saved_attrs import saved_attr_properties
 from .._naming import use_torch_names
 
@@ -73,7 +73,12 @@ class FunctionCtx:
     def saved_tensors(self):
         """The tensors given to ``save_for_backward``, checked for in-place modification."""
         saved = self._saved
-        if type(saved) is tuple and len(saved) == 1:
+        if type(saved) is Tensor:  # one tensor saved as it is (graph.saved_entries)
+            if saved._vc[0] == self._one_saved_ver and \
+                    not self._forward_cls.clear_saved_tensors_on_access:
+                return (saved,)
+            saved = saved_entries(self)
+        elif type(saved) is tuple and len(saved) == 1:
             # NOTE: fast path, one input saved as it is (kind 0) and still at its version
             e = saved[0]
             if e is not None and e[0] == 0 and e[1]._vc[0] == e[2] and \
@@ -104,8 +109,11 @@ def saved_one(ctx):
     """``ctx.saved_tensors[0]`` for a node that saved one tensor (a built-in op's backward:
     the same checks, without building the tuple)."""
     saved = ctx._saved
-    if type(saved) is tuple and len(saved) == 1 and \
-            not ctx._forward_cls.clear_saved_tensors_on_access:
+    if ctx._forward_cls.clear_saved_tensors_on_access:
+        return ctx.saved_tensors[0]
+    if type(saved) is Tensor and saved._vc[0] == ctx._one_saved_ver:
+        return saved
+    if type(saved) is tuple and len(saved) == 1:
         return unpack_saved(saved[0], ctx)
     return ctx.saved_tensors[0]
 
@@ -113,8 +121,11 @@ def saved_one(ctx):
 class BackwardCFunction(FunctionCtx, Node):
     """The node a Function leaves in the graph; it is also that call's ``ctx``."""
 
-    __slots__ = ("to_save", "_saved", "needs_input_grad", "_in_meta", "_out_meta",
-                 "_materialize", "_dirty", "_non_diff", "saved_for_forward", "__dict__")
+    # (_one_saved_ver: the version of the one tensor of the compact ``_saved``, see
+    # graph.saved_entries; set only with it)
+    __slots__ = ("to_save", "_saved", "_one_saved_ver", "needs_input_grad", "_in_meta",
+                 "_out_meta", "_materialize", "_dirty", "_non_diff", "saved_for_forward",
+                 "__dict__")
     _forward_cls = None
 
     def _init_ctx(self):
@@ -142,7 +153,8 @@ class BackwardCFunction(FunctionCtx, Node):
         return self._forward_cls._backward_fn(self, *grads)
 
     def _release(self):
-        if self._saved:
+        saved = self._saved
+        if type(saved) is not tuple or saved:  # (not the compact form's tensor's truth)
             self._saved = _FREED
 
     def _backward(self, grads, create_graph):
@@ -483,14 +495,82 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        """Run the Function on ``args``, recording it for backward when an input needs grad."""
-        if cls._setup_ctx:
-            args, kwargs = _bind_args(cls, args, kwargs)
-        elif len(args) == 1 and not kwargs and _interpose is None and type(args[0]) is Tensor:
-            return _apply_one(cls, args[0])
-        if kwargs:
-            args, kwargs = _keywords(cls, args, kwargs)
-        return _apply(cls, args, kwargs)
+        """Run the Function on ``args``, recording it for backward when an input needs grad.
+
+        The body is the most common call, ``forward(ctx, x)`` on one Tensor (the hot path of
+        a custom Function, as in the seed's ``MultiplyByTwo``), with ``_apply``'s steps,
+        ``_wrap_one``'s and the saving of one tensor inlined; any other call goes to
+        ``_apply_general``."""
+        if len(args) != 1 or kwargs or _interpose is not None or type(args[0]) is not Tensor \
+                or cls._setup_ctx:
+            return _apply_general(cls, args, kwargs)
+        a = args[0]
+        grad_on = STATE.enabled
+        ctx = _new(cls._backward_cls)
+        # NOTE: _init_ctx and _init_node inlined (test_fast_paths checks that every slot they
+        # set is set here too); anomaly mode swaps _init_node, and then it is called
+        ctx.to_save = ctx._dirty = ctx._non_diff = None
+        ctx._saved = ()
+        ctx._materialize = True
+        if not (grad_on and a._rg):
+            ctx.needs_input_grad = _TRUE1 if a._rg else _FALSE1
+            return _run_unrecorded(cls, ctx, a, grad_on)
+        ctx.needs_input_grad = _TRUE1
+        d = a._data
+        fn = a._grad_fn
+        if fn is not None and a._view is None:
+            edges = ((fn, a._output_nr),)
+            meta = fn._out_meta  # shared with the input's node when it matches
+            if meta is None or len(meta) != 1 or meta[0] is None or \
+                    meta[0][1].np is not d.dtype or meta[0][0] != d.shape:
+                meta = ((d.shape, _FROM_NP[d.dtype]),)
+        else:
+            edges = (a._edge(),)
+            meta = ((d.shape, _FROM_NP[d.dtype]),)
+        if ANOMALY[0]:
+            ctx._init_node(edges)
+        else:
+            ctx.next_functions = edges
+            ctx._seq = next(_sequence)
+            ctx._x = None
+        ctx._in_meta = meta
+        STATE.enabled = False
+        try:
+            out = cls.forward(ctx, a)
+        finally:
+            STATE.enabled = grad_on
+        if type(out) is not Tensor or out is a or ctx._dirty is not None or \
+                ctx._non_diff is not None:
+            return _wrap_outputs(ctx, (a,), out, True)
+        # NOTE: _wrap_one's recording branch, inlined (the custom Function hot path); a change
+        # to one must be made to the other
+        od = out._data
+        m = meta[0]
+        if m[1].np is od.dtype:  # most Functions keep dtype (and shape): share the input's meta
+            dt = m[1]
+            ctx._out_meta = meta if m[0] == od.shape else ((od.shape, dt),)
+        else:
+            dt = _FROM_NP[od.dtype]
+            ctx._out_meta = ((od.shape, dt),)
+        if dt.is_floating_point or dt.is_complex:
+            out._grad_fn = ctx
+            out._rg = True
+            out._output_nr = 0
+            if out._base is not None:
+                _mark_custom_view(out, ctx, 0)
+        elif out._rg and out._grad_fn is None:
+            out._rg = False
+        saved = ctx.to_save
+        if saved:
+            ctx.to_save = None
+            t = saved[0]
+            if len(saved) == 1 and t is a and type(a._vc) is list and not _hook_stack:
+                ctx._saved = a  # the compact form of pack_saved's entry (saved_entries)
+                ctx._one_saved_ver = a._vc[0]
+            else:
+                ctx.to_save = saved
+                _resolve_saved(ctx, (out,))
+        return out
 
     @staticmethod
     def mark_shared_storage(*pairs):
@@ -498,6 +578,15 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
                            "are automatically tracked.")
 
 
+
+
+def _apply_general(cls, args, kwargs):
+    """``apply`` for every call but one Tensor to a ``forward(ctx, x)``."""
+    if cls._setup_ctx:
+        args, kwargs = _bind_args(cls, args, kwargs)
+    if kwargs:
+        args, kwargs = _keywords(cls, args, kwargs)
+    return _apply(cls, args, kwargs)
 
 
 def _bind_args(cls, args, kwargs):
@@ -553,6 +642,7 @@ def _kwargs_as_positional(cls, args, kwargs):
     return tuple(slots)
 
 
+# needs_input_grad of a one-input node (the engine tests for the first by identity)
 _TRUE1, _FALSE1 = (True,), (False,)
 
 
@@ -605,77 +695,6 @@ def _apply(cls, args, kwargs):
 def _after_setup(cls, args, out):
     from . import _interpose as ip
     ip.after_setup(cls, args, out)
-
-
-def _apply_one(cls, a):
-    """``_apply`` for the most common call, ``forward(ctx, x)`` on one Tensor (the hot path
-    of a custom Function, as in the seed's ``MultiplyByTwo``). Recording with one fresh
-    Tensor output, ``_wrap_one`` and the saving of one tensor are inlined too."""
-    grad_on = STATE.enabled
-    ctx = _new(cls._backward_cls)
-    # NOTE: _init_ctx and _init_node inlined (test_fast_paths checks that every slot they
-    # set is set here too); anomaly mode swaps _init_node, and then it is called
-    ctx.to_save = ctx._dirty = ctx._non_diff = None
-    ctx._saved = ()
-    ctx._materialize = True
-    if not (grad_on and a._rg):
-        ctx.needs_input_grad = _TRUE1 if a._rg else _FALSE1
-        return _run_unrecorded(cls, ctx, a, grad_on)
-    ctx.needs_input_grad = _TRUE1
-    d = a._data
-    fn = a._grad_fn
-    if fn is not None and a._view is None:
-        edges = ((fn, a._output_nr),)
-        meta = fn._out_meta  # shared with the input's node when it matches
-        if meta is None or len(meta) != 1 or meta[0] is None or \
-                meta[0][1].np is not d.dtype or meta[0][0] != d.shape:
-            meta = ((d.shape, _FROM_NP[d.dtype]),)
-    else:
-        edges = (a._edge(),)
-        meta = ((d.shape, _FROM_NP[d.dtype]),)
-    if ANOMALY[0]:
-        ctx._init_node(edges)
-    else:
-        ctx.next_functions = edges
-        ctx._seq = next(_sequence)
-        ctx._x = None
-    ctx._in_meta = meta
-    STATE.enabled = False
-    try:
-        out = cls.forward(ctx, a)
-    finally:
-        STATE.enabled = grad_on
-    if type(out) is not Tensor or out is a or ctx._dirty is not None or \
-            ctx._non_diff is not None:
-        return _wrap_outputs(ctx, (a,), out, True)
-    # NOTE: _wrap_one's recording branch, inlined (the custom Function hot path); a change
-    # to one must be made to the other
-    od = out._data
-    m = meta[0]
-    if m[1].np is od.dtype:  # most Functions keep dtype (and shape): share the input's meta
-        dt = m[1]
-        ctx._out_meta = meta if m[0] == od.shape else ((od.shape, dt),)
-    else:
-        dt = _FROM_NP[od.dtype]
-        ctx._out_meta = ((od.shape, dt),)
-    if dt.is_floating_point or dt.is_complex:
-        out._grad_fn = ctx
-        out._rg = True
-        out._output_nr = 0
-        if out._base is not None:
-            _mark_custom_view(out, ctx, 0)
-    elif out._rg and out._grad_fn is None:
-        out._rg = False
-    saved = ctx.to_save
-    if saved:
-        ctx.to_save = None
-        t = saved[0]
-        if len(saved) == 1 and t is a and type(a._vc) is list and not _hook_stack:
-            ctx._saved = ((0, a, a._vc[0]),)  # pack_saved's entry for an input, inlined
-        else:
-            ctx.to_save = saved
-            _resolve_saved(ctx, (out,))
-    return out
 
 
 def _run_unrecorded(cls, ctx, a, grad_on):

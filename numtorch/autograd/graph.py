@@ -273,6 +273,10 @@ def freed_error():
 #                                              tensor gets the saved one's place in the graph
 #                                              (grad_fn _OWN: the saving node; acc: a weakref
 #                                              to a leaf's AccumulateGrad)
+# A node's ``_saved`` is a tuple of entries, a marker once freed, or, for the commonest case
+# (one tensor saved as it is, without hooks: the input of ``x * 2`` or of a Function like
+# the seed's), that tensor itself with its version in ``_one_saved_ver``: two tuples fewer per
+# node for the garbage collector to walk. ``saved_entries`` reads either as entries.
 
 _hook_stack = []        # active (pack, unpack) pairs, innermost last
 _hooks_disabled = []    # messages of active disable_saved_tensors_hooks
@@ -355,7 +359,7 @@ class SavedTensor:
                 "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\n"
                 f"Invoked with: {', '.join(repr(a) for a in (self,) + hooks)}")
         node, i = self._node, self._index
-        saved = node._saved
+        saved = saved_entries(node)
         # NOTE: PyTorch frees a built-in node's saved tensors with their hooks, while a
         # custom Function's SavedTensor held from before backward keeps its hooks
         hooked = node.__dict__.setdefault("_hooked_saved", set())
@@ -392,9 +396,25 @@ class SavedTensor:
 SavedTensor.__module__ = "torch._C._autograd"  # where PyTorch's class lives (its repr)
 
 
+def saved_entries(node):
+    """``node._saved`` as a tuple of entries (or the marker it is once freed): the one
+    tensor of the compact form becomes its entry ``(0, tensor, version)``.
+
+    >>> import numtorch as torch
+    >>> x = torch.ones(2, requires_grad=True)
+    >>> node = x.sin().grad_fn
+    >>> saved_entries(node) == ((0, x, 0),)
+    True
+    """
+    saved = node._saved
+    if type(saved) is Tensor:
+        return ((0, saved, node._one_saved_ver),)
+    return saved
+
+
 def raw_saved_tensors(node):
     """``grad_fn._raw_saved_tensors``: a SavedTensor per saved entry."""
-    saved = node._saved
+    saved = saved_entries(node)
     if type(saved) is not tuple:
         raise freed_error()
     return tuple(SavedTensor(node, i) for i in range(len(saved)))

@@ -4,7 +4,7 @@
 """
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, _INFERENCE_BLOCKS, _InferenceVC
 from . import elementwise as E, reduction as R, shape as S, indexing as I, linalg as L
 from . import inplace as IP
 from . import _base as B
@@ -118,45 +118,52 @@ def _install_operators():
         make, scalars, ndarray = Tensor._make, _SCALARS, np.ndarray
         f32, f64, s32, s64 = _F32, _F64, _BY_DTYPE[_F32], _BY_DTYPE[_F64]
         record = B.record_binary
+        new, blocks, state = object.__new__, _INFERENCE_BLOCKS, STATE
 
         def op(self, other):
             t = type(other)
+            if B._interpose is not None:
+                return apply(self, other) if t is Tensor or t is float or t is int else \
+                    slow(self, other)
             if t is Tensor:
-                if B._interpose is None:
-                    rec = (self._rg or other._rg) and STATE.enabled
-                    if not rec or recordable:
-                        a, b = self._data, other._data
-                        dt = a.dtype
-                        if dt is b.dtype and (dt is f32 or dt is f64 or dt.kind in "fc"):
-                            try:
-                                out = ufunc(a, b)
-                            except ValueError:
-                                return apply(self, other)
-                            if rec:
-                                return record(cls, self, other, out)
-                            return make(out if type(out) is ndarray else np.asarray(out),
-                                        None, False)
-                return apply(self, other)
-            if t is float or t is int:
-                if B._interpose is None:
-                    rec = self._rg and STATE.enabled
-                    if not rec or recordable:
-                        a = self._data
-                        dt = a.dtype
-                        # NOTE: float16 takes the op's own path: PyTorch's half mul reads
-                        # the number as float32 (elementwise._half_scalar)
-                        if dt is f32 or dt is f64 or dt.kind in "fc" and dt is not _F16:
-                            # NOTE: the common dtypes' caches are keyed by the number alone
-                            # (hashing a NumPy dtype costs as much as the rest of the lookup)
-                            z = s32.get(other) if dt is f32 else \
-                                s64.get(other) if dt is f64 else scalars.get((other, dt))
-                            out = ufunc(a, z if z is not None else _scalar(other, dt))
-                            if rec:
-                                return record(cls, self, other, out)
-                            return make(out if type(out) is ndarray else np.asarray(out),
-                                        None, False)
-                return apply(self, other)
-            return slow(self, other)
+                rec = (self._rg or other._rg) and STATE.enabled
+                if rec and not recordable:
+                    return apply(self, other)
+                a, b = self._data, other._data
+                dt = a.dtype
+                if not (dt is b.dtype and (dt is f32 or dt is f64 or dt.kind in "fc")):
+                    return apply(self, other)
+                try:
+                    out = ufunc(a, b)
+                except ValueError:
+                    return apply(self, other)
+            elif t is float or t is int:
+                rec = self._rg and STATE.enabled
+                if rec and not recordable:
+                    return apply(self, other)
+                a = self._data
+                dt = a.dtype
+                # NOTE: float16 takes the op's own path: PyTorch's half mul reads the
+                # number as float32 (elementwise._half_scalar)
+                if not (dt is f32 or dt is f64 or dt.kind in "fc" and dt is not _F16):
+                    return apply(self, other)
+                # NOTE: the common dtypes' caches are keyed by the number alone (hashing a
+                # NumPy dtype costs as much as the rest of the lookup)
+                z = s32.get(other) if dt is f32 else \
+                    s64.get(other) if dt is f64 else scalars.get((other, dt))
+                out = ufunc(a, z if z is not None else _scalar(other, dt))
+            else:
+                return slow(self, other)
+            if rec:
+                return record(cls, self, other, out)
+            # NOTE: Tensor._make inlined (one call less on the hottest path there is)
+            r = new(Tensor)
+            r._data = out if type(out) is ndarray else np.asarray(out)
+            r._grad_fn = r._base = r._view = r._extra = r._grad = None
+            r._rg = False
+            r._vc = [0] if not blocks[0] or not state.inference else _InferenceVC((0,))
+            r._output_nr = 0
+            return r
         op.__name__ = op.__qualname__ = fn.__name__
         return op
 

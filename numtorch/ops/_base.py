@@ -7,7 +7,7 @@ when nothing needs a gradient no node is built at all.
 import numpy as np
 
 from .. import _dtype as D
-from ..autograd.function import BackwardCFunction, Function
+from ..autograd.function import BackwardCFunction, Function, _TRUE1
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import ANOMALY, pack_saved, _hook_stack, _sequence
 from .._tensor import Tensor
@@ -150,8 +150,6 @@ _WRAPPED_META = ((), None)  # a Python scalar operand: an edge, never a gradient
 SCALAR_SAVED = (None, None)
 
 
-_TRUE1 = (True,)
-
 
 def record_unary(cls, a, out, uses):
     """Record ``out = f(a)`` for an elementwise unary op on float data (``ops._unary``),
@@ -191,7 +189,11 @@ def record_unary(cls, a, out, uses):
     t = _make(out, ctx, True)
     # NOTE: pack_saved's entries inlined for the case without saved-tensor hooks
     if uses == "x":
-        ctx._saved = ((0, a, a._vc[0]),) if not _hook_stack else (pack_saved(a, ctx, False),)
+        if not _hook_stack:
+            ctx._saved = a  # pack_saved's entry, in its compact form (graph.saved_entries)
+            ctx._one_saved_ver = a._vc[0]
+        else:
+            ctx._saved = (pack_saved(a, ctx, False),)
     elif uses == "out":
         ctx._saved = ((1, out, t._vc, 0, 0, True),) if not _hook_stack else \
             (pack_saved(t, ctx, True),)
@@ -338,7 +340,7 @@ def _apply_recorded(cls, args, arrays):
         needs.append(False)
     ctx._init_node(tuple(edges))
     ctx._in_meta = tuple(meta)
-    ctx.needs_input_grad = tuple(needs)
+    ctx.needs_input_grad = _TRUE1 if needs == [True] else tuple(needs)  # (see _TRUE1)
     try:
         out = cls.forward(ctx, *arrays)
     except ValueError as e:

@@ -668,23 +668,26 @@ def _array_backward(np_grad, uses):
 
     def array_backward(ctx, d):
         # NOTE: the one saved tensor's array, read without making a Tensor where it was
-        # saved plainly (autograd/graph.py pack_saved: kind 0 an input (kind, tensor,
-        # version), kind 1 the output (kind, array, counter, version, ...)) and is still at
-        # its saved version
+        # saved plainly (autograd/graph.py pack_saved: an input in the compact form, a
+        # Tensor, or kind 0 (kind, tensor, version); kind 1 the output (kind, array,
+        # counter, version, ...)) and is still at its saved version
         saved = ctx._saved
-        if type(saved) is tuple and len(saved) == 1 and \
-                not ctx._forward_cls.clear_saved_tensors_on_access:
+        s = None
+        if ctx._forward_cls.clear_saved_tensors_on_access:
+            pass
+        elif type(saved) is Tensor:
+            if saved._vc[0] == ctx._one_saved_ver:
+                s = saved._data
+        elif type(saved) is tuple and len(saved) == 1:
             e = saved[0]
             kind = e[0]
             if kind == 1:
                 s = e[1] if e[2][0] == e[3] else None
             elif kind == 0 and e[1]._vc[0] == e[2]:
                 s = e[1]._data
-            else:
-                s = None
-            if s is not None and d.dtype is s.dtype and s.dtype.kind == "f":
-                r = np_grad(d, None, s) if on_out else np_grad(d, s, None)
-                return r if type(r) is _ndarray else np.asarray(r)
+        if s is not None and d.dtype is s.dtype and s.dtype.kind == "f":
+            r = np_grad(d, None, s) if on_out else np_grad(d, s, None)
+            return r if type(r) is _ndarray else np.asarray(r)
         return NotImplemented
     return array_backward
 

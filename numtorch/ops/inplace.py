@@ -16,6 +16,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
+from ..autograd.graph import saved_entries
 from ._base import BuiltinFunction
 from ._util import infer_size, number_argument, tp_name
 from ..autograd._interpose import STATE as _FW
@@ -96,8 +97,8 @@ def _resave_output(res, self):
     """The node saved its output ``res``; after the write that output is ``self`` (its memory,
     version counter and, for a view, its regenerated history), as it is in PyTorch."""
     node = res._grad_fn
-    saved = getattr(node, "_saved", None)
-    if not saved or type(saved) is not tuple:
+    saved = saved_entries(node) if hasattr(node, "_saved") else None
+    if type(saved) is not tuple or not saved:
         return
     entries = list(saved)
     for k, e in enumerate(entries):

@@ -15,6 +15,7 @@ import pytest
 
 import numtorch
 from numtorch.ops import elementwise as E
+from numtorch.autograd.graph import saved_entries
 
 from helpers import check_same
 
@@ -28,7 +29,7 @@ def _leaf(*shape, dtype=numtorch.float32, seed=0):
 def _node_summary(t):
     """Everything a node records, with tensors and nodes by identity."""
     node = t.grad_fn
-    saved = node._saved
+    saved = saved_entries(node)
     saved = tuple(None if e is None else (e[0],) + tuple(id(v) if not isinstance(
         v, (int, bool, float)) else v for v in e[1:]) for e in saved)
     return (type(node).__name__, tuple((id(n) if n is not None else None, nr)
@@ -270,7 +271,7 @@ def test_chain_root_that_also_gets_a_gradient_from_another_root(torch):
 
 
 def test_anomaly_mode_records_fast_path_nodes():
-    # record_unary / record_binary / _apply_one inline _init_node, but call it while anomaly
+    # record_unary / record_binary / Function.apply inline _init_node, but call it while anomaly
     # mode has swapped it for its recording version
     x = _leaf(3)
     with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"), \
@@ -313,3 +314,38 @@ def test_a_leaf_copies_and_pickles_without_its_accumulator():
     (t * 1).sum().backward()
     for c in (copy.deepcopy(t), pickle.loads(pickle.dumps(t))):
         assert c.tolist() == t.tolist() and c.requires_grad and not vars(c)
+
+
+@pytest.mark.parametrize("make", [lambda x: x * 2.0, lambda x: x + x, lambda x: 2 * x],
+                         ids=["mul-number", "add", "rmul"])
+def test_operator_results_set_every_slot_make_sets(make):
+    # the operators' fast path inlines Tensor._make: a slot added there must be set there too
+    x = numtorch.arange(3.0)
+    out = make(x)
+    ref = numtorch.Tensor._make(out._data, None, False)
+    assert _slots_set(ref) <= _slots_set(out)
+    assert all(getattr(out, s) == getattr(ref, s) for s in _slots_set(ref) if s != "_data")
+
+
+def test_one_input_nodes_share_the_needs_singleton():
+    # the engine skips its gradient check for a one-input node by testing needs_input_grad
+    # for identity with one tuple: the general paths hand that tuple out too
+    from numtorch.autograd.function import _TRUE1
+
+    class Scale(numtorch.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * 2.0
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2.0
+
+    x = _leaf(3)
+    for y in (_Double.apply(x), Scale.apply(x), x.sin(), x * 2.0, x.sum(), x.reshape(3, 1),
+              numtorch.cumsum(x, 0)):
+        assert y.grad_fn.needs_input_grad != (True,) or y.grad_fn.needs_input_grad is _TRUE1

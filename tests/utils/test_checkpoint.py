@@ -11,6 +11,7 @@ import pytest
 
 import numtorch
 from numtorch.utils import checkpoint as ckpt
+from numtorch.autograd.graph import saved_entries
 from helpers import check_error, check_same, numerical_grad_check
 
 REENTRANT = "ignore:None of the inputs have requires_grad"
@@ -339,7 +340,7 @@ def _saved_bytes(root):
         if node is None or node in seen:
             continue
         seen.add(node)
-        for entry in getattr(node, "_saved", None) or ():
+        for entry in (saved_entries(node) if hasattr(node, "_saved") else None) or ():
             if entry is None or not isinstance(entry, tuple):
                 continue
             if entry[0] == 0:
