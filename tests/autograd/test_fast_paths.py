@@ -17,7 +17,7 @@ import numtorch
 from numtorch.ops import elementwise as E
 from numtorch.autograd.graph import saved_entries
 
-from helpers import check_same
+from helpers import check_error, check_same
 
 
 def _leaf(*shape, dtype=numtorch.float32, seed=0):
@@ -349,3 +349,54 @@ def test_one_input_nodes_share_the_needs_singleton():
     for y in (_Double.apply(x), Scale.apply(x), x.sin(), x * 2.0, x.sum(), x.reshape(3, 1),
               numtorch.cumsum(x, 0)):
         assert y.grad_fn.needs_input_grad != (True,) or y.grad_fn.needs_input_grad is _TRUE1
+
+
+def _save_input(lib):
+    class SaveInput(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return g * x
+    return SaveInput
+
+
+@pytest.mark.parametrize("op", ["sin", "custom"])
+def test_compact_saved_input_keeps_every_check(torch, op):
+    # one input saved as it is is kept as the tensor itself (graph.saved_entries): the
+    # version check, the freed check and retain_graph behave as with an entry tuple
+    def make(lib, x):
+        return x.sin() if op == "sin" else _save_input(lib).apply(x)
+
+    def modified(lib):
+        x = lib.tensor([0.5, 1.0], requires_grad=True) * 1
+        y = make(lib, x)
+        x.mul_(2)
+        y.sum().backward()
+
+    def twice(lib):
+        x = lib.tensor([0.5, 1.0], requires_grad=True)
+        y = make(lib, x).sum()
+        y.backward()
+        y.backward()
+
+    def retained(lib):
+        x = lib.tensor([0.5, 1.0], requires_grad=True)
+        y = make(lib, x).sum()
+        y.backward(retain_graph=True)
+        y.backward()
+        return x.grad
+
+    check_error(modified)
+    check_error(twice)
+    check_same(retained)
+    x = numtorch.tensor([0.5, 1.0], requires_grad=True)
+    node = make(numtorch, x).grad_fn
+    assert node._saved is x and saved_entries(node) == ((0, x, 0),)
+    raw, = node._raw_saved_tensors
+    raw.register_hooks(lambda t: t * 10, lambda t: t)
+    assert node.saved_tensors[0].tolist() == [5.0, 10.0]
