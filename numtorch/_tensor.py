@@ -73,7 +73,7 @@ class Tensor:
 
     # _view: for a view, the chain of view ops from _base ((op class, args), ...) and
     # _view_ver: the version its grad_fn was made at (set only where _view is not None)
-    __slots__ = ("_data", "_grad_fn", "_rg", "_vc", "_output_nr", "_grad", "_base", "_view",
+    __slots__ = ("_data", "_grad_fn", "_rg", "_vcs", "_output_nr", "_grad", "_base", "_view",
                  "_view_ver", "_extra", "__dict__", "__weakref__")
     __array_priority__ = 1000  # NumPy defers to our reflected operators
 
@@ -85,7 +85,7 @@ class Tensor:
         t._data = data
         t._grad_fn = grad_fn
         t._rg = rg
-        t._vc = [0] if not _INFERENCE_BLOCKS[0] or not STATE.inference else _InferenceVC((0,))
+        t._vcs = None if not _INFERENCE_BLOCKS[0] or not STATE.inference else _InferenceVC((0,))
         t._output_nr = 0
         t._grad = None
         t._base = None
@@ -97,7 +97,7 @@ class Tensor:
         self._data = data
         self._grad_fn = None
         self._rg = requires_grad
-        self._vc = [0] if not STATE.inference else _InferenceVC((0,))
+        self._vcs = None if not STATE.inference else _InferenceVC((0,))
         self._output_nr = 0
         self._grad = self._base = self._view = self._extra = None
 
@@ -338,7 +338,7 @@ class Tensor:
             return self
         if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        if requires_grad and type(self._vc) is _InferenceVC and not STATE.inference:
+        if requires_grad and type(self._vcs) is _InferenceVC and not STATE.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")
         if self._extra is not None and "ng_view" in self._extra:
@@ -400,18 +400,36 @@ class Tensor:
     def grad(self):
         self._grad = None
 
+    # ---- version counter -----------------------------------------------------------------
+    # ``_vc``: the version counter, a one-item list (``_InferenceVC`` for an inference
+    # tensor) shared by views and detached aliases; in-place writes bump ``_vc[0]``. Most
+    # tensors are never written in place nor shared, so the slot ``_vcs`` stays None (version
+    # 0) until something asks for the list: a list fewer for every op output. Hot paths read
+    # the version without making the list: ``0 if t._vcs is None else t._vcs[0]``.
+    @property
+    def _vc(self):
+        vc = self._vcs
+        if vc is None:
+            vc = self._vcs = [0]
+        return vc
+
+    @_vc.setter
+    def _vc(self, vc):
+        self._vcs = vc
+
     @property
     def _version(self):
-        if type(self._vc) is _InferenceVC:
+        vc = self._vcs
+        if type(vc) is _InferenceVC:
             raise RuntimeError("Inference tensors do not track version counter.")
-        return self._vc[0]
+        return 0 if vc is None else vc[0]
 
     def _is_view(self):
         return self._base is not None
 
     def is_inference(self):
         """Whether this tensor was made under ``torch.inference_mode()``."""
-        return type(self._vc) is _InferenceVC
+        return type(self._vcs) is _InferenceVC
 
     @property
     def output_nr(self):

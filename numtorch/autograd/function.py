@@ -74,7 +74,8 @@ class FunctionCtx:
         """The tensors given to ``save_for_backward``, checked for in-place modification."""
         saved = self._saved
         if type(saved) is Tensor:  # one tensor saved as it is (graph.saved_entries)
-            if saved._vc[0] == self._one_saved_ver and \
+            vc = saved._vcs  # (None: never bumped, version 0; see Tensor._vc)
+            if (0 if vc is None else vc[0]) == self._one_saved_ver and \
                     not self._forward_cls.clear_saved_tensors_on_access:
                 return (saved,)
             saved = saved_entries(self)
@@ -111,8 +112,11 @@ def saved_one(ctx):
     saved = ctx._saved
     if ctx._forward_cls.clear_saved_tensors_on_access:
         return ctx.saved_tensors[0]
-    if type(saved) is Tensor and saved._vc[0] == ctx._one_saved_ver:
-        return saved
+    if type(saved) is Tensor:
+        vc = saved._vcs  # (None: never bumped, version 0; see Tensor._vc)
+        if (0 if vc is None else vc[0]) == ctx._one_saved_ver:
+            return saved
+        return ctx.saved_tensors[0]
     if type(saved) is tuple and len(saved) == 1:
         return unpack_saved(saved[0], ctx)
     return ctx.saved_tensors[0]
@@ -564,9 +568,11 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         if saved:
             ctx.to_save = None
             t = saved[0]
-            if len(saved) == 1 and t is a and type(a._vc) is list and not _hook_stack:
+            vc = a._vcs  # (None: version 0; an inference tensor's is not a list)
+            if len(saved) == 1 and t is a and (vc is None or type(vc) is list) and \
+                    not _hook_stack:
                 ctx._saved = a  # the compact form of pack_saved's entry (saved_entries)
-                ctx._one_saved_ver = a._vc[0]
+                ctx._one_saved_ver = 0 if vc is None else vc[0]
             else:
                 ctx.to_save = saved
                 _resolve_saved(ctx, (out,))

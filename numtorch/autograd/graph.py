@@ -293,7 +293,7 @@ def pack_saved(t, node, is_output):
     """Make a saved-tensor entry for ``t`` (``node`` is the node saving it)."""
     if t is None:
         return None
-    if type(t._vc) is not list and type(t._vc).__name__ == "_InferenceVC":
+    if type(t._vcs).__name__ == "_InferenceVC":
         raise RuntimeError(
             "Inference tensors cannot be saved for backward. Please do not use Tensors created "
             "in inference mode in computation tracked by autograd. To work around this, you "
@@ -302,8 +302,10 @@ def pack_saved(t, node, is_output):
     if _hook_stack:
         return _pack_with_hook(t, is_output)
     if is_output:
-        return (1, t._data, t._vc, t._vc[0], t._output_nr, t._rg)
-    return (0, t, t._vc[0])
+        vc = t._vc
+        return (1, t._data, vc, vc[0], t._output_nr, t._rg)
+    vc = t._vcs  # (None: never bumped, version 0; see Tensor._vc)
+    return (0, t, 0 if vc is None else vc[0])
 
 
 def _pack_with_hook(t, is_output, hooks=None, arg=None):
@@ -427,7 +429,8 @@ def unpack_saved(entry, node):
     kind = entry[0]
     if kind == 0:
         t = entry[1]
-        if t._vc[0] != entry[2]:
+        vc = t._vcs  # (None: never bumped, version 0; see Tensor._vc)
+        if (0 if vc is None else vc[0]) != entry[2]:
             if t._extra is not None and "ng_view" in t._extra:
                 # PyTorch reads the saved view's grad_fn first: regenerating it for a view
                 # made in no_grad mode fails before the version is compared

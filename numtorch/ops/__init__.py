@@ -161,7 +161,7 @@ def _install_operators():
             r._data = out if type(out) is ndarray else np.asarray(out)
             r._grad_fn = r._base = r._view = r._extra = r._grad = None
             r._rg = False
-            r._vc = [0] if not blocks[0] or not state.inference else _InferenceVC((0,))
+            r._vcs = None if not blocks[0] or not state.inference else _InferenceVC((0,))
             r._output_nr = 0
             return r
         op.__name__ = op.__qualname__ = fn.__name__

@@ -191,7 +191,8 @@ def record_unary(cls, a, out, uses):
     if uses == "x":
         if not _hook_stack:
             ctx._saved = a  # pack_saved's entry, in its compact form (graph.saved_entries)
-            ctx._one_saved_ver = a._vc[0]
+            vc = a._vcs  # (None: never bumped, version 0; see Tensor._vc)
+            ctx._one_saved_ver = 0 if vc is None else vc[0]
         else:
             ctx._saved = (pack_saved(a, ctx, False),)
     elif uses == "out":

@@ -676,7 +676,8 @@ def _array_backward(np_grad, uses):
         if ctx._forward_cls.clear_saved_tensors_on_access:
             pass
         elif type(saved) is Tensor:
-            if saved._vc[0] == ctx._one_saved_ver:
+            vc = saved._vcs  # (None: never bumped, version 0; see Tensor._vc)
+            if (0 if vc is None else vc[0]) == ctx._one_saved_ver:
                 s = saved._data
         elif type(saved) is tuple and len(saved) == 1:
             e = saved[0]

@@ -355,3 +355,22 @@ def test_inference_tensor_flags_and_errors():
     check_error(lambda lib: made(lib).requires_grad_())
     check_error(lambda lib: made(lib).add_(1))
     check_error(lambda lib: made(lib) * lib.ones(2, requires_grad=True))
+
+
+def test_version_counter_is_made_when_first_needed(torch):
+    # an op's output has no counter list until something shares or bumps it (Tensor._vc):
+    # the versions, and their sharing by views and detached aliases, are PyTorch's
+    def fn(lib):
+        x = lib.ones(3) * 2
+        fresh = x._version
+        v, d = x[1:], x.detach()
+        x.add_(1)
+        d.mul_(2)
+        v.sub_(1)
+        y = lib.ones(2) + 0
+        return [fresh, x._version, v._version, d._version, y._version, x.tolist()]
+    check_same(fn)
+    x = numtorch.ones(3) * 2
+    assert x._vcs is None
+    v = x[1:]
+    assert x._vcs is not None and v._vc is x._vc
