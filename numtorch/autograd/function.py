@@ -525,12 +525,14 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         if fn is not None and a._view is None:
             edges = ((fn, a._output_nr),)
             meta = fn._out_meta  # shared with the input's node when it matches
-            if meta is None or len(meta) != 1 or meta[0] is None or \
-                    meta[0][1].np is not d.dtype or meta[0][0] != d.shape:
+            m = meta[0] if meta is not None and len(meta) == 1 else None
+            if m is None or m[1].np is not d.dtype or m[0] != d.shape:
                 meta = ((d.shape, _FROM_NP[d.dtype]),)
+                m = meta[0]
         else:
             edges = (a._edge(),)
             meta = ((d.shape, _FROM_NP[d.dtype]),)
+            m = meta[0]
         if ANOMALY[0]:
             ctx._init_node(edges)
         else:
@@ -549,7 +551,6 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         # NOTE: _wrap_one's recording branch, inlined (the custom Function hot path); a change
         # to one must be made to the other
         od = out._data
-        m = meta[0]
         if m[1].np is od.dtype:  # most Functions keep dtype (and shape): share the input's meta
             dt = m[1]
             ctx._out_meta = meta if m[0] == od.shape else ((od.shape, dt),)
