@@ -122,14 +122,23 @@ def _wrap_plain(cls, out, args, i=0):
     return t
 
 
+def _new_vc(t):
+    """Give fresh tensor ``t`` its version counter list now (see Tensor._vc)."""
+    vc = t._vcs = [0]
+    return vc
+
+
 def _mark_view(t, cls, args, i=0):
     base = args[0]
-    t._vc = base._vc
+    vc = base._vcs  # the shared counter, made here if the base has none yet (Tensor._vc)
+    if vc is None:
+        vc = base._vcs = [0]
+    t._vcs = vc
     t._base = base if base._base is None else base._base
     # a multi-output view op (unbind, split) names the single step that makes output i
     step = cls._view_step(args[1:], i) if cls._view_step else (cls, args[1:])
     t._view = (base._view or ()) + (step,)
-    t._view_ver = base._vc[0]
+    t._view_ver = vc[0]
     if base._rg and t._grad_fn is None or base._extra is not None and "ng_view" in base._extra:
         # made with grad mode off from a tensor that requires grad (or a view of such a view)
         from ..autograd._copy_slices import mark_no_grad_view
@@ -196,7 +205,8 @@ def record_unary(cls, a, out, uses):
         else:
             ctx._saved = (pack_saved(a, ctx, False),)
     elif uses == "out":
-        ctx._saved = ((1, out, t._vc, 0, 0, True),) if not _hook_stack else \
+        # (``t`` is fresh and not an inference tensor: its counter is made here)
+        ctx._saved = ((1, out, _new_vc(t), 0, 0, True),) if not _hook_stack else \
             (pack_saved(t, ctx, True),)
     else:
         ctx._saved = ()

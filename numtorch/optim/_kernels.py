@@ -222,4 +222,8 @@ def sqrt_div_add(v, div, add):
 
 def bump(t):
     """Count an in-place change of Tensor ``t``."""
-    t._vc[0] += 1
+    vc = t._vcs  # (None: no counter list yet, version 0; see Tensor._vc)
+    if vc is None:
+        t._vcs = [1]
+    else:
+        vc[0] += 1
