@@ -233,7 +233,7 @@ class _Double(numtorch.autograd.Function):
     lambda x, y: x + 1, lambda x, y: x * y, lambda x, y: x + y, lambda x, y: _Double.apply(x)],
     ids=["sin", "exp", "neg", "mul-number", "add-number", "mul", "add", "custom"])
 def test_fast_nodes_set_every_slot_the_general_init_sets(make):
-    # record_unary, record_binary and Function's _apply_one inline _init_ctx and _init_node:
+    # record_unary, record_binary and Function.apply inline _init_ctx and _init_node:
     # a slot added there must be set by them too
     x, y = _leaf(3) * 1, _leaf(3, seed=1)
     node = make(x, y).grad_fn
