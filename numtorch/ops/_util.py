@@ -66,55 +66,74 @@ def _param_matches(param, value):
     with a default (``int groups = 1``) gets the type ``int groups =`` and never matches;
     types compare by name, so a Parameter is not a ``Tensor`` there."""
     kind = param.rsplit(" ", 1)[0]
+    if kind.startswith("tuple of ") and kind.endswith("s"):
+        return type(value) is tuple and all(_param_matches(kind[9:-1] + " x", v) for v in value)
     name = _arg_desc_flat(value)
     if kind == "float":
         return name in ("float", "int")
     return kind == name
 
 
+def _unmatched_keywords(params, kwargs):
+    """The keywords no entry from the last ``len(kwargs)`` of ``params`` names (the names
+    PyTorch's error reports as incorrect, last given first)."""
+    names = [p.rsplit(" ", 1)[-1] for p in params[max(len(params) - len(kwargs), 0):]]
+    return [k for k in reversed(list(kwargs)) if k not in names]
+
+
+def _marked_args(params, args, kwargs):
+    """``(int, !float!)``: the call's arguments, those that do not fit ``params`` marked."""
+    out = []
+    for i, p in enumerate(params[:len(args) + len(kwargs)]):
+        name = p.rsplit(" ", 1)[-1]
+        a = args[i] if i < len(args) else kwargs[name]
+        desc = _arg_desc(a) if i < len(args) else f"{name}={_arg_desc(a)}"
+        out.append(desc if _param_matches(p, a) else f"!{desc}!")
+    return f"({', '.join(out)})"
+
+
 def invalid_arguments(op, args, kwargs, signatures):
     """PyTorch's TypeError for a call that fits none of ``op``'s overloads.
 
     ``signatures`` are the overloads as PyTorch prints them (``(Tensor input, ...)``). Where
-    the call gives as many arguments as an overload has entries, the message adds which ones
-    did not fit, marked between ``!``.
+    the call gives as many arguments as an overload has entries (PyTorch counts a ``*`` as
+    one, and ``()`` as one empty entry), the message adds which ones did not fit, marked
+    between ``!``, or which keywords it does not know.
     """
     got = [_arg_desc(a).split(" of ")[0] for a in args]
     # NOTE: PyTorch lists the keywords last to first, each followed by ", " when no
     # positional argument comes before them
     kws = [f"{k}={_arg_desc(v).split(' of ')[0]}" for k, v in reversed(list(kwargs.items()))]
     got = ", ".join(got + kws) if got else "".join(k + ", " for k in kws)
-    msg = f"{op}() received an invalid combination of arguments - got ({got}), "
+    msg = f"{op}() received an invalid combination of arguments - "
+    n = len(args) + len(kwargs)
+    if len(signatures) == 1:
+        params = signatures[0][1:-1].split(", ")
+        wrong = _unmatched_keywords(params, kwargs) if kwargs else []
+        if wrong:
+            return TypeError(msg + "got unrecognized keyword arguments: " + ", ".join(wrong))
+        desc = _marked_args(params, args, kwargs) if len(params) == n else f"({got})"
+        return TypeError(msg + f"got {desc}, but expected {signatures[0]}")
     lines = []
     for sig in signatures:
         params = sig[1:-1].split(", ")
-        lines.append(sig)
-        if len(params) != len(args) + len(kwargs):
+        lines.append(f" * {sig}\n")
+        if len(params) != n:
             continue
-        if kwargs:
+        wrong = _unmatched_keywords(params, kwargs) if kwargs else []
+        if wrong:
             lines.append("      didn't match because some of the keywords were incorrect: "
-                         + ", ".join(reversed(list(kwargs))))
-            continue
-        marked = (_arg_desc(a) if _param_matches(p, a) else f"!{_arg_desc(a)}!"
-                  for p, a in zip(params, args))
-        lines.append("      didn't match because some of the arguments have invalid types: "
-                     f"({', '.join(marked)})")
-    if len(signatures) == 1:
-        return TypeError(msg + "but expected " + "\n".join(lines))
-    return TypeError(msg + "but expected one of:\n" +
-                     "".join(f" * {ln}\n" if ln.startswith("(") else f"{ln}\n"
-                             for ln in lines))
+                         + ", ".join(wrong) + "\n")
+        else:
+            lines.append("      didn't match because some of the arguments have invalid "
+                         f"types: {_marked_args(params, args, kwargs)}\n")
+    return TypeError(msg + f"got ({got}), but expected one of:\n" + "".join(lines))
 
 
 def wrap_dim(dim, ndim, op=None):
     """Normalise a possibly negative ``dim`` for a tensor of ``ndim`` dims (PyTorch's error)."""
-    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
-        from .._tensor import Tensor
-        if isinstance(dim, Tensor) and dim.numel() == 1 and not dim.is_floating_point():
-            dim = int(dim.item())
-        else:
-            raise TypeError(f"{op or 'dim'}(): argument 'dim' must be int, not "
-                            f"{type(dim).__name__}")
+    if type(dim) is not int:
+        dim = int_argument(dim, op, "dim")
     n = max(ndim, 1)
     if dim < -n or dim >= n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
@@ -122,12 +141,39 @@ def wrap_dim(dim, ndim, op=None):
     return dim + n if dim < 0 else dim
 
 
+def int_argument(value, op=None, name="dim"):
+    """``value`` as an int where PyTorch's parser reads an ``int`` (a NumPy integer, a 0-dim
+    integer tensor); else the parser's TypeError for the user's call (``_arg_errors``).
+    Call it only after a ``type(value) is int`` test has failed: it is the slow path."""
+    from .._tensor import Tensor
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, Tensor) and value.ndim == 0 and value._data.dtype.kind in "iu" and \
+            not value.requires_grad:
+        return int(value._data)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return int(value)
+    from ._arg_errors import bad_argument
+    raise bad_argument(TypeError(f"{op or 'dim'}(): argument '{name}' must be int, not "
+                                 f"{tp_name(value)}"))
+
+
+def index_argument(value, op=None, name="index"):
+    """``value`` as an int where PyTorch's parser reads a ``SymInt`` (an index, a length):
+    also a one-element integer (or bool) tensor of any shape. The slow path, as
+    ``int_argument``."""
+    from .._tensor import Tensor
+    if isinstance(value, Tensor) and value._data.size == 1 and value._data.dtype.kind in "iub":
+        return int(value._data.reshape(()))
+    return int_argument(value, op, name)
+
+
 def wrap_dims(dims, ndim):
     """A tuple of normalised dims; ``dims`` is an int, a sequence or None (all dims)."""
     if dims is None:
         return tuple(range(ndim))
-    if isinstance(dims, (int, np.integer)):
-        return (wrap_dim(dims, ndim),)
+    if not isinstance(dims, (tuple, list)):  # (a tuple subclass: a Size)
+        return (wrap_dim(dims, ndim),)  # an int (else the parser's error for the call)
     out = tuple(wrap_dim(d, ndim) for d in dims)
     if len(set(out)) != len(out):
         d = next(d for d in out if out.count(d) > 1)

@@ -122,7 +122,8 @@ def _reduction_dims(op, dim, ndim):
         if isinstance(dim, (int, np.integer, Tensor)) and not isinstance(dim, bool):
             raise
         from ._util import invalid_arguments
-        raise invalid_arguments(op, (dim,), {}, _REDUCE_SIGNATURES) from None
+        from ._arg_errors import bad_argument  # the function form words it differently
+        raise bad_argument(invalid_arguments(op, (dim,), {}, _REDUCE_SIGNATURES)) from None
 
 
 def _check_dtype_arg(op, dim, dtype, ndim):
@@ -1124,11 +1125,12 @@ class LogSoftmax(BuiltinFunction):
 def _softmax_input(input, dim, dtype, op):
     if not isinstance(input, Tensor):  # PyTorch's functional calls the method
         raise AttributeError(f"'{type(input).__name__}' object has no attribute '{op}'")
+    if dim is _NO_DIM:
+        # NOTE: only F.softmax guesses an implicit dim (with a warning); torch.softmax and
+        # the method require it
+        raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
     if dim is None:
-        import warnings
-        warnings.warn(f"Implicit dimension choice for {op} has been deprecated. Change the "
-                      "call to include dim=X as an argument.", UserWarning, stacklevel=3)
-        dim = 0 if input.ndim in (0, 1, 3) else 1
+        raise TypeError(f"{op}(): argument 'dim' must be int, not NoneType")
     if dtype is not None:
         input = input.to(dtype)
     elif input._data.dtype.kind not in "fc":
@@ -1140,13 +1142,16 @@ def _softmax_input(input, dim, dtype, op):
     return input, wrap_dim(dim, input.ndim)
 
 
-def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
+_NO_DIM = object()  # softmax's dim was not given
+
+
+def softmax(input, dim=_NO_DIM, dtype=None, *, _stacklevel=3):
     """``exp(x) / exp(x).sum(dim)`` computed stably."""
     input, d = _softmax_input(input, dim, dtype, "softmax")
     return Softmax.apply(input, d)
 
 
-def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
+def log_softmax(input, dim=_NO_DIM, dtype=None, *, _stacklevel=3):
     """``log(softmax(x))`` computed stably."""
     input, d = _softmax_input(input, dim, dtype, "log_softmax")
     return LogSoftmax.apply(input, d)

@@ -14,7 +14,8 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
 from ..autograd.grad_mode import STATE
-from ._util import reshape_array, result_np, sum_to_shape_array, wrap_dim, wrap_dims
+from ._util import (index_argument, int_argument, reshape_array, result_np, sum_to_shape_array, wrap_dim,
+                    wrap_dims)
 
 _make = Tensor._make
 
@@ -48,18 +49,16 @@ def _infer_shape(shape, numel, op="view"):
 
 
 def _shape_args(shape, op=None, arg=None):
-    """The ints of a shape given as ints or as one sequence; with ``op``, PyTorch's error for
-    an entry that is not an integer."""
+    """The ints of a shape given as ints or as one sequence. An entry that is no integer
+    gets PyTorch's parser error for the user's call (``_arg_errors``): a float is no size.
+    ``op`` and ``arg`` name the call in that error where it cannot be rebuilt."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
-    if op is not None:  # NOTE: PyTorch's parser words a bad first entry differently
-        for i, s in enumerate(shape[1:], 1):
-            if isinstance(s, (float, str, bytes, type(None), complex)):
-                raise TypeError(f"{op}(): argument '{arg}' failed to unpack the object at pos "
-                                f"{i + 1} with error \"type must be tuple of ints,but got "
-                                f"{type(s).__name__}\"")
-        return tuple(map(_index, shape))  # a float is no size (as PyTorch's parser)
-    return tuple(int(s) for s in shape)
+    for s in shape:
+        if type(s) is not int:
+            return tuple(s if type(s) is int else index_argument(s, op, arg or "size")
+                         for s in shape)
+    return tuple(shape)
 
 
 _index = operator.index
@@ -630,6 +629,8 @@ def select(input, dim, index):
     """The slice at ``index`` along ``dim``, with that dim removed (a view)."""
     d = wrap_dim(dim, input.ndim)
     size = input._data.shape[d]
+    if type(index) is not int:
+        index = index_argument(index, "select", "index")
     if index < -size or index >= size:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"[{', '.join(map(str, input._data.shape))}] at dimension {d}")
@@ -655,7 +656,8 @@ class Narrow(BuiltinFunction):
 def narrow(input, dim, start, length):
     d = wrap_dim(dim, input.ndim)
     size = input._data.shape[d]
-    start, length = int(start), int(length)
+    if type(start) is not int or type(length) is not int:
+        start, length = _narrow_ints(start, length)
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
                          f"but got {start})")
@@ -667,6 +669,20 @@ def narrow(input, dim, start, length):
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
                            f"({size}).")
     return Narrow.apply(input, d, start, int(length))
+
+
+def _narrow_ints(start, length):
+    """``narrow``'s start and length as ints: PyTorch takes a SymInt or a 0-dim integer
+    tensor as ``start``, a SymInt as ``length`` (else its parser's error)."""
+    if isinstance(start, Tensor):
+        if start.ndim != 0 or start._data.dtype.kind not in "iu":
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+        start = int(start._data)
+    elif type(start) is not int:
+        start = index_argument(start, "narrow", "start")
+    if type(length) is not int:
+        length = index_argument(length, "narrow", "length")
+    return start, length
 
 
 class Place(BuiltinFunction):
@@ -1097,6 +1113,8 @@ def tensor_split(input, indices_or_sections, dim=0):
 
 def chunk(input, chunks, dim=0):
     """Split into ``chunks`` pieces of (nearly) equal size along ``dim``."""
+    if type(chunks) is not int:
+        chunks = int_argument(chunks, "chunk", "chunks")
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     n = input._data.shape[wrap_dim(dim, input.ndim)]

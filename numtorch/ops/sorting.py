@@ -14,7 +14,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._base import BuiltinFunction
-from ._util import wrap_dim, no_bool, no_complex, write_out, write_out_pair
+from ._util import index_argument, wrap_dim, no_bool, no_complex, write_out, write_out_pair
 from . import return_types
 
 _make = Tensor._make
@@ -165,6 +165,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """The ``k`` largest (or smallest) elements along ``dim`` and their indices."""
     no_complex(input, ' topk does not support complex dtypes on CPU', RuntimeError)
     no_bool(input, 'topk does not support bool dtypes on CPU', RuntimeError)
+    if type(k) is not int:
+        k = index_argument(k, "topk", "k")
     d = wrap_dim(dim, input.ndim)
     n = input._data.shape[d] if input.ndim else 1
     if k < 0 or k > n:
@@ -218,6 +220,8 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """The ``k``-th smallest element along ``dim`` (1-based) and its index."""
     no_complex(input, '"kthvalue_cpu" not implemented for \'{T}\'', NotImplementedError)
     no_bool(input, '"kthvalue_cpu" not implemented for \'{T}\'', NotImplementedError)
+    if type(k) is not int:
+        k = index_argument(k, "kthvalue", "k")
     d = wrap_dim(dim, input.ndim)
     n = input._data.shape[d] if input.ndim else 1
     if k < 1 or k > n:

@@ -1,0 +1,356 @@
+"""PyTorch's argument-parser errors for an int (or list of ints) argument of the wrong type.
+
+PyTorch's C++ parser checks every call against the op's signatures before the op runs, so
+``x.transpose(0, 1.0)`` raises ``transpose(): argument 'dim1' (position 2) must be int, not
+float`` and ``x.sum(1.0)`` lists ``sum``'s overloads. numtorch's ops check their int arguments
+only where they use them (a fast ``type(d) is int`` test), and on failure call
+:func:`bad_argument`, which rebuilds the call (method or function, positional or keyword) from
+the interpreter's frames and replays the parser's rules on the signatures in ``SIGNATURES``.
+Nothing here runs unless a call is already failing.
+
+>>> import numtorch as torch
+>>> try:
+...     torch.zeros(2, 3).transpose(0, 1.0)
+... except TypeError as e:
+...     print(e)
+transpose(): argument 'dim1' (position 2) must be int, not float
+"""
+import dis
+import sys
+
+import numpy as np
+
+_PACKAGE_DIR = __file__.rsplit("/", 2)[0]
+
+# The overloads PyTorch prints for the method form (the function form adds ``Tensor input``
+# first; ``FUNCTION_SIGNATURES`` holds those that differ further). Hidden (named-dim)
+# overloads are left out, as PyTorch's messages leave them out.
+_DIMS_SUM = "(tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None)"
+SIGNATURES = {
+    "transpose": ["(int dim0, int dim1)"],
+    "swapaxes": ["(int axis0, int axis1)"],
+    "swapdims": ["(int dim0, int dim1)"],
+    "unsqueeze": ["(int dim)"],
+    "squeeze": ["()", "(int dim)", "(tuple of ints dim)"],
+    "flatten": ["(int start_dim = 0, int end_dim = -1)"],
+    "unflatten": ["(int dim, tuple of ints sizes)"],
+    "movedim": ["(int source, int destination)",
+                "(tuple of ints source, tuple of ints destination)"],
+    "moveaxis": ["(int source, int destination)",
+                 "(tuple of ints source, tuple of ints destination)"],
+    "select": ["(int dim, int index)"],
+    "narrow": ["(int dim, Tensor start, int length)", "(int dim, int start, int length)"],
+    "view": ["(torch.dtype dtype)", "(tuple of ints size)"],
+    "reshape": ["(tuple of ints shape)"],
+    "expand": ["(tuple of ints size, *, bool implicit = False)"],
+    "repeat": ["(tuple of ints repeats)"],
+    "permute": ["(tuple of ints dims)"],
+    "tile": ["(tuple of ints dims)"],
+    "flip": ["(tuple of ints dims)"],
+    "roll": ["(tuple of ints shifts, tuple of ints dims = None)"],
+    "diagonal": ["(*, name outdim, name dim1, name dim2, int offset = 0)",
+                 "(int offset = 0, int dim1 = 0, int dim2 = 1)"],
+    "tril": ["(int diagonal = 0)"],
+    "triu": ["(int diagonal = 0)"],
+    "chunk": ["(int chunks, int dim = 0)"],
+    "unbind": ["(int dim = 0)"],
+    "unfold": ["(int dimension, int size, int step)"],
+    "index_select": ["(int dim, Tensor index)"],
+    "gather": ["(int dim, Tensor index, *, bool sparse_grad = False)"],
+    "sum": ["(*, torch.dtype dtype = None)", _DIMS_SUM],
+    "nansum": ["(tuple of ints dim = None, bool keepdim = False, *, torch.dtype dtype = None)"],
+    "mean": ["(*, torch.dtype dtype = None)", _DIMS_SUM],
+    "prod": ["(*, torch.dtype dtype = None)",
+             "(int dim, bool keepdim = False, *, torch.dtype dtype = None)"],
+    "amax": ["(tuple of ints dim = (), bool keepdim = False)"],
+    "amin": ["(tuple of ints dim = (), bool keepdim = False)"],
+    "logsumexp": ["(tuple of ints dim, bool keepdim = False)"],
+    "argmax": ["(int dim = None, bool keepdim = False)"],
+    "argmin": ["(int dim = None, bool keepdim = False)"],
+    "softmax": ["(int dim, torch.dtype dtype = None)"],
+    "log_softmax": ["(int dim, torch.dtype dtype = None)"],
+    "cumsum": ["(int dim, *, torch.dtype dtype = None)"],
+    "cumprod": ["(int dim, *, torch.dtype dtype = None)"],
+    "cummax": ["(int dim)"],
+    "cummin": ["(int dim)"],
+    "median": ["()", "(int dim, bool keepdim = False)"],
+    "nanmedian": ["()", "(int dim, bool keepdim = False)"],
+    "mode": ["(int dim = -1, bool keepdim = False)"],
+    "topk": ["(int k, int dim = -1, bool largest = True, bool sorted = True)"],
+    "kthvalue": ["(int k, int dim = -1, bool keepdim = False)"],
+    "argsort": ["(*, bool stable, int dim = -1, bool descending = False)",
+                "(int dim = -1, bool descending = False)"],
+    "sort": ["(*, bool stable, int dim = -1, bool descending = False)",
+             "(int dim = -1, bool descending = False)"],
+}
+_OUT = ", *, Tensor out = None)"
+FUNCTION_SIGNATURES = {
+    "sum": ["(Tensor input, *, torch.dtype dtype = None)",
+            "(Tensor input, tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = "
+            "None, Tensor out = None)"],
+    "mean": ["(Tensor input, *, torch.dtype dtype = None, Tensor out = None)",
+             "(Tensor input, tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = "
+             "None, Tensor out = None)"],
+    "softmax": ["(Tensor input, int dim, torch.dtype dtype = None, *, Tensor out = None)"],
+    "log_softmax": ["(Tensor input, int dim, torch.dtype dtype = None, *, Tensor out = None)"],
+    "cumsum": ["(Tensor input, int dim, *, torch.dtype dtype = None, Tensor out = None)"],
+    "cumprod": ["(Tensor input, int dim, *, torch.dtype dtype = None, Tensor out = None)"],
+    "select": ["(Tensor input, int dim, int index)"],
+    "amax": ["(Tensor input, tuple of ints dim = (), bool keepdim = False" + _OUT],
+    "amin": ["(Tensor input, tuple of ints dim = (), bool keepdim = False" + _OUT],
+    "argmax": ["(Tensor input, int dim = None, bool keepdim = False" + _OUT],
+    "argmin": ["(Tensor input, int dim = None, bool keepdim = False" + _OUT],
+    "topk": ["(Tensor input, int k, int dim = -1, bool largest = True, bool sorted = True"
+             + _OUT],
+    "kthvalue": ["(Tensor input, int k, int dim = -1, bool keepdim = False" + _OUT],
+    "narrow": ["(Tensor input, int dim, Tensor start, int length)",
+               "(Tensor input, int dim, int start, int length)"],
+    "index_select": ["(Tensor input, int dim, Tensor index" + _OUT],
+    "gather": ["(Tensor input, int dim, Tensor index, *, bool sparse_grad = False, Tensor out "
+               "= None)"],
+    "cat": ["(tuple of Tensors tensors, int dim = 0" + _OUT],
+    "stack": ["(tuple of Tensors tensors, int dim = 0" + _OUT],
+    "logsumexp": ["(Tensor input, tuple of ints dim, bool keepdim = False" + _OUT],
+    "nansum": ["(Tensor input, tuple of ints dim = None, bool keepdim = False, *, torch.dtype "
+               "dtype = None, Tensor out = None)"],
+    "prod": ["(Tensor input, *, torch.dtype dtype = None)",
+             "(Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None, "
+             "Tensor out = None)"],
+    "cummax": ["(Tensor input, int dim" + _OUT],
+    "cummin": ["(Tensor input, int dim" + _OUT],
+    "reshape": ["(Tensor input, tuple of ints shape)"],
+    "permute": ["(Tensor input, tuple of ints dims)"],
+    "tile": ["(Tensor input, tuple of ints dims)"],
+    "flip": ["(Tensor input, tuple of ints dims)"],
+    "roll": ["(Tensor input, tuple of ints shifts, tuple of ints dims = None)"],
+    "tril": ["(Tensor input, int diagonal = 0" + _OUT],
+    "triu": ["(Tensor input, int diagonal = 0" + _OUT],
+}
+
+
+def _signatures(op, method):
+    if not method and op in FUNCTION_SIGNATURES:
+        return FUNCTION_SIGNATURES[op]
+    sigs = SIGNATURES.get(op)
+    if sigs is None or method:
+        return sigs
+    return ["(Tensor input" + (", " + s[1:] if s != "()" else ")") for s in sigs]
+
+
+class _Param:
+    __slots__ = ("kind", "name", "optional", "none_ok", "kw_only", "text")
+
+    def __init__(self, text, kw_only):
+        self.text, self.kw_only = text, kw_only
+        head, _, default = text.partition(" = ")
+        self.optional = bool(default)
+        self.none_ok = default == "None"
+        self.kind, _, self.name = head.rpartition(" ")
+
+
+def _params(sig):
+    out, kw_only = [], False
+    for part in sig[1:-1].split(", ") if sig != "()" else ():
+        if part == "*":
+            kw_only = True
+        else:
+            out.append(_Param(part, kw_only))
+    return out
+
+
+def _is_int(v, allow_tensor=True):
+    """Whether PyTorch's parser reads ``v`` as an int (no bool; a 0-dim integer tensor)."""
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, (int, np.integer)):
+        return True
+    from .._tensor import Tensor
+    return allow_tensor and isinstance(v, Tensor) and v.ndim == 0 and \
+        v._data.dtype.kind in "iu" and not v.requires_grad
+
+
+def _bad_element(v):
+    """The position of the first entry of list/tuple ``v`` that is no int, else None."""
+    for i, e in enumerate(v):
+        if not _is_int(e):
+            return i
+    return None
+
+
+def _fits(kind, v):
+    """Whether the parser accepts ``v`` for a parameter of type ``kind``."""
+    from .._tensor import Tensor
+    from .. import _dtype as D
+    if kind == "int":
+        return _is_int(v)
+    if kind == "tuple of ints":
+        if type(v) in (list, tuple) or type(v).__name__ == "Size":
+            return _bad_element(v) is None
+        return _is_int(v)  # a single int (int[N] parameters, varargs)
+    if kind == "Tensor":
+        return isinstance(v, Tensor)
+    if kind == "bool":
+        return isinstance(v, (bool, np.bool_))
+    if kind == "torch.dtype":
+        return isinstance(v, D.dtype)
+    if kind == "tuple of Tensors":
+        return type(v) in (list, tuple) and all(isinstance(e, Tensor) for e in v)
+    return False
+
+
+def _tp(v):
+    from ._util import tp_name
+    return tp_name(v)
+
+
+def _parse_raise(op, params, args, kwargs):
+    """The error of PyTorch's parser for the one signature a call could mean (None when the
+    call fits it)."""
+    positional = [p for p in params if not p.kw_only]
+    varargs = len(positional) == 1 and positional[0].kind == "tuple of ints"
+    if len(args) > len(positional) and not (varargs and _is_int(args[0])):
+        n = len(positional)
+        return TypeError(f"{op}() takes {n} positional argument{'s' if n != 1 else ''} but "
+                         f"{len(args)} {'was' if len(args) == 1 else 'were'} given")
+    if varargs and len(args) > 1:
+        for i, e in enumerate(args[1:], 2):
+            if not _is_int(e):
+                return TypeError(f"{op}(): argument '{positional[0].name}' failed to unpack the "
+                                 f"object at pos {i} with error \"type must be tuple of ints,"
+                                 f"but got {_tp(e)}\"")
+        return None
+    for i, p in enumerate(params):
+        if i < len(args) and not p.kw_only:
+            v, where = args[i], f" (position {i + 1})"
+        elif p.name in kwargs:
+            v, where = kwargs[p.name], ""
+        else:
+            continue
+        if v is None and p.none_ok or _fits(p.kind, v):
+            continue
+        bad = _bad_element(v) if type(v) in (list, tuple) else None
+        if p.kind == "tuple of ints" and bad:  # NOTE: a bad first entry is worded as below
+            return TypeError(f"{op}(): argument '{p.name}' failed to unpack the object at pos "
+                             f"{bad + 1} with error \"type must be tuple of ints,but got "
+                             f"{_tp(v[bad])}\"")
+        if p.kind == "tuple of ints" and type(v) in (list, tuple) and where:
+            return TypeError(f"{op}(): argument '{p.name}'{where} must be {p.kind}, but found "
+                             f"element of type {_tp(v[_bad_element(v)])} at pos "
+                             f"{_bad_element(v)}")
+        return TypeError(f"{op}(): argument '{p.name}'{where} must be {p.kind}, not {_tp(v)}")
+    return None
+
+
+def _plausible(params, args, kwargs):
+    n = len(args) + len(kwargs)
+    least = sum(1 for p in params if not p.optional)
+    positional = [p for p in params if not p.kw_only]
+    if len(positional) == 1 and positional[0].kind == "tuple of ints" and args and \
+            _is_int(args[0]):
+        return least <= n  # ``view(2, 3)``: the ints are the list
+    return least <= n <= len(params)
+
+
+def parse_error(op, sigs, args, kwargs):
+    """PyTorch's TypeError for ``op(*args, **kwargs)`` that fits none of ``sigs``, or None
+    where the parser would accept the call's types."""
+    from ._util import invalid_arguments
+    parsed = [_params(s) for s in sigs]
+    plausible = [p for p in parsed if _plausible(p, args, kwargs)]
+    if len(plausible) == 1:
+        err = _parse_raise(op, plausible[0], args, kwargs)
+        if err is not None or len(sigs) == 1:
+            return err
+    elif len(sigs) == 1:
+        return _parse_raise(op, parsed[0], args, kwargs)
+    return invalid_arguments(op, args, kwargs, sigs)
+
+
+def _call_instruction(caller):
+    """The number of arguments and the keyword names of the CALL ``caller`` is running
+    (None when it is no plain CALL, such as ``f(*args)``)."""
+    try:
+        # NOTE: f_lasti may point into the CALL's inline cache: take the last instruction
+        # at or before it
+        ins = [i for i in dis.get_instructions(caller.f_code) if i.offset <= caller.f_lasti]
+        if not ins or ins[-1].opname != "CALL":
+            return None
+        kw = ()
+        for i in ins[-4:-1]:
+            if i.opname == "KW_NAMES":
+                kw = caller.f_code.co_consts[i.arg]
+        return ins[-1].arg, kw
+    except Exception:  # an unusual frame: the caller guesses from the values instead
+        return None
+
+
+def _wrapper_call(entry, caller):
+    """``(op, args, kwargs, method)`` for a call entering numtorch through a ``*args,
+    **kwargs`` wrapper: a method made by ``_method`` (which holds the op as ``fn``) or a
+    ``torch.*`` function or method given NumPy's keyword names (which holds its ``name``)."""
+    code, loc = entry.f_code, entry.f_locals
+    if code.co_varnames[:3] == ("self", "args", "kwargs") and "fn" in code.co_freevars:
+        return loc["fn"].__name__, tuple(loc["args"]), dict(loc["kwargs"]), True
+    if code.co_varnames[:2] != ("args", "kwargs") or "name" not in code.co_freevars:
+        return None
+    args, kwargs = tuple(loc["args"]), dict(loc["kwargs"])
+    call = _call_instruction(caller)
+    # NOTE: ``x.op(a)`` binds ``x`` before the CALL, so the CALL counts one argument fewer
+    # than the wrapper received; ``torch.op(x, a)`` counts them all
+    method = call is not None and call[0] == len(args) + len(kwargs) - 1
+    return loc["name"], (args[1:] if method else args), kwargs, method
+
+
+def _call_of(entry, caller):
+    """The positional and keyword arguments ``caller`` passed to the function running in
+    ``entry``, read from the caller's CALL instruction (None when that is not plain)."""
+    code, loc = entry.f_code, entry.f_locals
+    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    star = code.co_varnames[len(names)] if code.co_flags & 0x04 else None
+    call = _call_instruction(caller)
+    if call is None:
+        return None
+    argc, kw = call
+    npos = argc - len(kw)
+    pos = [loc[n] for n in names[:code.co_argcount]]
+    if star is not None:
+        pos += list(loc[star])
+    if npos > len(pos) or any(k not in loc for k in kw):
+        return None
+    return pos[:npos], {k: loc[k] for k in kw}
+
+
+def _guess_call(entry):
+    """Arguments of ``entry``'s call when its CALL cannot be read: all its parameters,
+    positionally."""
+    code, loc = entry.f_code, entry.f_locals
+    pos = [loc[n] for n in code.co_varnames[:code.co_argcount]]
+    if code.co_flags & 0x04:
+        pos += list(loc[code.co_varnames[code.co_argcount + code.co_kwonlyargcount]])
+    return pos, {}
+
+
+def bad_argument(fallback):
+    """The TypeError PyTorch raises for the user's call now failing inside numtorch on an
+    argument of the wrong type; ``fallback`` where the call cannot be rebuilt."""
+    frame, entry = sys._getframe(1), None
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        entry, frame = frame, frame.f_back
+    if entry is None or frame is None:
+        return fallback
+    try:
+        found = _wrapper_call(entry, frame)
+        if found is not None:
+            op, args, kwargs, method = found
+        else:
+            code = entry.f_code
+            method = code.co_varnames[:1] == ("self",)
+            args, kwargs = _call_of(entry, frame) or _guess_call(entry)
+            op = code.co_name
+            if method:
+                args = args[1:]
+        sigs = _signatures(op, method)
+        err = parse_error(op, sigs, tuple(args), kwargs) if sigs else None
+    except Exception:  # never hide the user's error behind one of ours
+        return fallback
+    return fallback if err is None else err
