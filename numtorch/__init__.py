@@ -347,9 +347,19 @@ def is_autocast_enabled(device_type=None):
 
 
 def typename(obj):
+    """A readable name of ``obj``'s kind: a tensor's type string, else the qualified name of
+    ``obj`` (a class or function) or of its class, without a ``builtins.`` prefix.
+
+    >>> typename(3), typename(len)
+    ('int', 'len')
+    """
     if isinstance(obj, Tensor):
         return obj.type()
-    return type(obj).__name__
+    module = getattr(obj, "__module__", "") or ""
+    qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    if not isinstance(qualname, str):  # an instance: name its class
+        module, qualname = type(obj).__module__ or "", type(obj).__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
 from . import _dtype  # noqa: E402,F401

@@ -4,7 +4,7 @@ When ``v = base[...]`` is changed in place by a node ``fn``, gradients of ``base
 change. ``CopySlices`` takes the gradient of the new base, hands ``fn`` the part that the view
 covers, and writes ``fn``'s gradient for the view's old value back into that part.
 """
-from .graph import Node, _BACKWARD_SUFFIX, n_outputs as _n_out
+from .graph import _CallableNode, _BACKWARD_SUFFIX, n_outputs as _n_out
 from .grad_mode import STATE
 
 __all__ = ["rebase_view", "replay_view", "refresh_view", "mark_no_grad_view",
@@ -18,7 +18,7 @@ def replay_view(t, chain):
     return t
 
 
-class CopySlices(Node):
+class CopySlices(_CallableNode):
     """Backward of an in-place op applied to a view; its only output is the base."""
 
     __module__ = "builtins"   # a C++ class in PyTorch

@@ -147,10 +147,8 @@ class BackwardCFunction(FunctionCtx, Node):
         from .graph import raw_saved_tensors
         return raw_saved_tensors(self)
 
-    def __call__(self, *grads):
-        if not self._forward_cls._builtin:  # a Python node in PyTorch: not callable
-            raise TypeError(f"'{type(self).__name__}' object is not callable")
-        return Node.__call__(self, *grads)
+    # NOTE: no __call__: a custom Function's node is a Python object in PyTorch, and
+    # ``callable(grad_fn)`` is False for it (built-in nodes take graph._CallableNode's)
 
     def apply(self, *grads):
         """Call the user's backward on ``grads`` (as the engine does, without checks)."""

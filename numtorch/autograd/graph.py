@@ -77,16 +77,6 @@ class Node:
     def name(self):
         return type(self).__name__
 
-    def __call__(self, *grads):
-        """Run this node's backward on ``grads`` (one per forward output), in the current grad
-        mode, as calling a (C++) node does in PyTorch: one gradient per edge of
-        ``next_functions``, a single one bare (an AccumulateGrad accumulates, returns ())."""
-        n = n_outputs(self)
-        if len(grads) != n:
-            raise TypeError(f"expected {n} arguments, got {len(grads)} instead")
-        outs = tuple(self._backward(list(grads), STATE.enabled))[:len(self.next_functions)]
-        return outs[0] if len(outs) == 1 else outs
-
     @property
     def metadata(self):
         if self.metadata_ is None:
@@ -163,7 +153,26 @@ def n_outputs(node):
     meta = node._out_meta
     return len(meta) if meta is not None else node._n_outputs
 
-class AccumulateGrad(Node):
+class _CallableNode(Node):
+    """A node that can be called like PyTorch's C++ nodes (built-in ops, accumulators).
+
+    A custom Function's node is a Python object in PyTorch and ``callable()`` is False for it,
+    so ``__call__`` lives here and not on ``Node``."""
+
+    __slots__ = ()
+
+    def __call__(self, *grads):
+        """Run this node's backward on ``grads`` (one per forward output), in the current grad
+        mode, as calling a (C++) node does in PyTorch: one gradient per edge of
+        ``next_functions``, a single one bare (an AccumulateGrad accumulates, returns ())."""
+        n = n_outputs(self)
+        if len(grads) != n:
+            raise TypeError(f"expected {n} arguments, got {len(grads)} instead")
+        outs = tuple(self._backward(list(grads), STATE.enabled))[:len(self.next_functions)]
+        return outs[0] if len(outs) == 1 else outs
+
+
+class AccumulateGrad(_CallableNode):
     """The sink node of a leaf tensor: adds incoming gradients into ``variable.grad``."""
 
     __module__ = "builtins"   # a C++ class in PyTorch: printed as <class 'AccumulateGrad'>
@@ -199,7 +208,7 @@ class AccumulateGrad(Node):
         return ()
 
 
-class DelayedError(Node):
+class DelayedError(_CallableNode):
     """A node that raises when reached: stands in for a backward that cannot be differentiated."""
 
     __module__ = "builtins"

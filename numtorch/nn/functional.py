@@ -68,6 +68,10 @@ def _relabel(out, backward_name):
 
 
 # ---- activations -------------------------------------------------------------------------
+# PyTorch's kernel names (in its "not implemented for 'Long'" errors) where not "<name>_cpu"
+_INPLACE_KERNELS = {"selu": "elu_cpu", "celu": "elu_cpu", "rrelu": "leaky_relu_cpu"}
+
+
 def _act(x, op, *args, inplace=False, keep_int=False, name=None):
     """Apply activation ``op`` (a BuiltinFunction), in place when asked; ``name`` is the
     public op's, for PyTorch's TypeError on a non-tensor.
@@ -77,6 +81,8 @@ def _act(x, op, *args, inplace=False, keep_int=False, name=None):
     if inplace:  # some in-place forms save their output instead of the input (PyTorch's)
         if not isinstance(x, Tensor):
             raise not_a_tensor(f"{name}_", x)
+        if not keep_int and x.dtype.category < D._FLOAT:  # no integer result to write
+            _floating_only(x, _INPLACE_KERNELS.get(name, f"{name}_cpu"))
         op = A.INPLACE_VARIANTS.get(op, op)
         return _inplace(x, lambda t: op.apply(t, *args))
     if keep_int:
@@ -187,7 +193,7 @@ def celu(input, alpha=1.0, inplace=False):
     tensor([-0.7869])
     """
     if alpha == 0:
-        raise RuntimeError("ZeroDivisionError")
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _act(input, A.Celu, alpha, 1.0, 1.0 / alpha, inplace=inplace, name="celu")
 
 
@@ -332,10 +338,10 @@ def _floating_only(input, kernel):
                                   f"'{D.SCALAR_NAMES[input.dtype]}'")
 
 
-def threshold(input, threshold, value, inplace=False):
+def _threshold(input, threshold, value, inplace=False):
     """x if x > threshold else value.
 
-    >>> threshold(torch.tensor([0.5, 2.0]), 1.0, -1.0)
+    >>> _threshold(torch.tensor([0.5, 2.0]), 1.0, -1.0)
     tensor([-1.,  2.])
     """
     if isinstance(input, Tensor) and input.dtype is D.bool_:
@@ -343,6 +349,9 @@ def threshold(input, threshold, value, inplace=False):
     threshold, value = _int_scalars(input, threshold, value)
     return _act(input, A.Threshold, threshold, value, inplace=inplace, keep_int=True,
                 name="threshold")
+
+
+threshold = _threshold  # (PyTorch's F.threshold is named _threshold, as its TypeErrors say)
 
 
 def threshold_(input, threshold_value, value):
@@ -394,6 +403,8 @@ def _rrelu(input, lower, upper, training, inplace, generator=None):
         raise not_a_tensor("rrelu", input)
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if input.dtype.category < D._FLOAT and (inplace or training):
+        _floating_only(input, "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu")
     if not training:
         if inplace:
             op = P.named(A.LeakyReluResult, "RreluWithNoiseBackward1")
@@ -509,6 +520,11 @@ def bilinear(input1, input2, weight, bias=None):
     """
     _tensor_args("bilinear", ("input1", input1, 1), ("input2", input2, 2))
     _check_bilinear(input1, input2, weight, bias)
+    named = (("input1", input1), ("input2", input2), ("weight", weight)) + \
+        ((("bias", bias),) if bias is not None else ())
+    if len({t.dtype for _, t in named}) > 1:
+        raise RuntimeError("All tensors must have the same dtype, got " + ", ".join(
+            f"{n}: {D.SCALAR_NAMES[t.dtype].lower()}" for n, t in named))
     lead = tuple(input1.shape[:-1])
     x1 = input1.reshape(-1, input1.shape[-1])
     x2 = input2.reshape(-1, input2.shape[-1])
@@ -550,6 +566,8 @@ def _noise(input, p, feature):
     from .. import _random as R
     x = input._data
     if feature:
+        if x.ndim < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
         shape = tuple(x.shape[:2]) + (1,) * (x.ndim - 2)
         return _make(R.bernoulli_scalar(shape, 1 - p, x.dtype), None, False)
     order = np.argsort([-st for st in x.strides], kind="stable") if x.ndim > 1 else \
@@ -571,6 +589,11 @@ def _dropout_impl(input, p, training, inplace, feature=False, alpha=False):
     if alpha:
         a_ = 1.7580993408473766
         a = 1.0 / math.sqrt((a_ * a_ * p + 1) * (1 - p))
+        if noise.dtype.category != D._FLOAT:
+            # NOTE: PyTorch scales the noise in place; a bool noise became long at ``- 1``
+            kind = "Long" if noise.dtype.category == D._BOOL else D.SCALAR_NAMES[noise.dtype]
+            raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                               f"{kind}")
         b = (noise - 1) * (a_ * a) + a_ * a * p
         noise = noise * a
     else:
@@ -1075,6 +1098,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     # NOTE: PyTorch builds the loss in place on (1 - target): its dtype is the target's, and
     # an integer target cannot hold it
     dt = target.dtype
+    if dt is D.bool_:  # PyTorch's ``1 - target`` wraps the 1 as a bool too
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
     if not (target.is_floating_point() or target.is_complex()):
         from .._dtype import promote_types
         shown = _SCALAR_NAMES.get(promote_types(input.dtype, dt).name)
@@ -1462,10 +1488,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     else:
         padding_idx = -1
     idx = input._data
-    if idx.dtype.kind not in "iu":
-        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
-                           "following scalar types: Long, Int; but got "
-                           f"{input.type()} instead (while checking arguments for embedding)")
+    if idx.dtype != np.int64 and idx.dtype != np.int32:
+        raise _indices_dtype_error(input, "embedding")
     if max_norm is not None:    # PyTorch renormalises first, so its errors come first
         _embedding_renorm(weight, idx, max_norm, norm_type)
     if idx.size and (idx.min() < 0 or idx.max() >= n):
@@ -1497,6 +1521,15 @@ def _bag_inputs(input, offsets, per_sample_weights, include_last_offset):
     return input, bounds, per_sample_weights
 
 
+def _indices_dtype_error(t, op):
+    """PyTorch's error for indices that are not int32/int64 (uint8 and int16 too)."""
+    cat = t.dtype.category
+    name = t.type() if cat in (D._INT, D._FLOAT) else f"CPU{D.SCALAR_NAMES[t.dtype]}Type"
+    return RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                        f"following scalar types: Long, Int; but got {name} instead (while "
+                        f"checking arguments for {op})")
+
+
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                   scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
                   include_last_offset=False, padding_idx=None):
@@ -1513,7 +1546,12 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     if weight.dim() != 2:
         raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
                          f"{weight.dim()}")
+    for t in (input, offsets):
+        if t is not None and t.dtype.category > D._INT:
+            raise _indices_dtype_error(t, "embedding_bag")
     flat, bounds, psw = _bag_inputs(input, offsets, per_sample_weights, include_last_offset)
+    if flat.dtype != D.int64:  # PyTorch's bag kernel takes bool and uint8 indices as well
+        flat = flat.long()
     if mode not in ("sum", "mean", "max"):
         raise ValueError("mode has to be one of sum, mean or max")
     if psw is not None and mode != "sum":
@@ -1607,7 +1645,13 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     tensor([0.7071])
     """
     _tensor_args("cosine_similarity", ("x1", x1, 1), ("x2", x2, 2))
-    x1, x2 = S.broadcast_tensors(x1, x2)
+    dt = D.result_type(x1, x2)
+    if dt.category != D._FLOAT:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{D.SCALAR_NAMES[dt]}")
+    if eps < 0:
+        raise RuntimeError(f"eps must be non-negative, got: {eps}")
+    x1, x2 = S.broadcast_tensors(x1.to(dt), x2.to(dt))
     n1 = R.vector_norm(x1, 2, dim, True)
     n2 = R.vector_norm(x2, 2, dim, True)
     with no_grad():
@@ -1627,9 +1671,15 @@ def pdist(input, p=2):
     """
     if not isinstance(input, Tensor):
         raise not_a_tensor("pdist", input)
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if input.dtype.category != D._FLOAT:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
     n = input.shape[0]
     i, j = np.triu_indices(n, 1)
-    return (input[_const(i)] - input[_const(j)]).norm(p, 1)
+    return _relabel((input[_const(i)] - input[_const(j)]).norm(p, 1), "PdistBackward0")
 
 
 # ---- padding -----------------------------------------------------------------------------
@@ -2327,6 +2377,10 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 
 def _max_unpool(input, indices, kernel_size, stride, padding, output_size, nsp):
+    if isinstance(indices, Tensor) and indices.dtype is not D.int64:
+        # NOTE: PyTorch's 3-d kernel does not name the dtype it got
+        raise RuntimeError("elements in indices should be type int64" + (
+            f" but got: {D.SCALAR_NAMES[indices.dtype]}" if nsp < 3 else ""))
     tup = _ntuple(nsp)
     k = tup(kernel_size)
     s = tup(stride) if stride is not None else k
@@ -2802,7 +2856,17 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                            f"[*, {', '.join(map(str, shape))}], but got input of size"
                            f"{list(input.shape)}")
     _check_norm_dtypes(input, (weight, bias), "LayerNormKernelImpl")
+    _check_norm_param_shapes(shape, weight=weight, bias=bias)
     return N.NativeLayerNorm.apply(input, weight, bias, k, eps)
+
+
+def _check_norm_param_shapes(shape, **params):
+    """layer_norm / rms_norm: each affine parameter has exactly ``normalized_shape``."""
+    for name, p in params.items():
+        if p is not None and tuple(p.shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
+                               f"got {name} of shape {list(p.shape)} and normalized_shape = "
+                               f"{list(shape)}")
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -2866,10 +2930,16 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
         tuple(normalized_shape)
     k = len(shape)
+    if input.dim() < k:
+        raise ValueError(f"Input tensor must have at least {k} dimensions, but got "
+                         f"{input.dim()}")
     if tuple(input.shape[input.dim() - k:]) != shape:
+        # NOTE: PyTorch's rms_norm message has no ", " after the "*" (layer_norm's has)
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
-                           f"[*, {', '.join(map(str, shape))}], but got input of size"
+                           f"[*{', '.join(map(str, shape))}], but got input of size"
                            f"{list(input.shape)}")
+    _check_norm_param_shapes(shape, weight=weight)
+    _floating_only(input, "rms_norm")
     if eps is None:
         eps = float(np.finfo(input._data.dtype).eps)
     dims = tuple(range(input.dim() - k, input.dim()))
@@ -3202,6 +3272,7 @@ def pixel_shuffle(input, upscale_factor):
     if not isinstance(input, Tensor):
         raise not_a_tensor("pixel_shuffle", input)
     r = upscale_factor
+    _check_shuffle(input, r, "pixel_shuffle", "upscale_factor")
     *lead, c, h, w = input.shape
     if c % (r * r):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be "
@@ -3209,6 +3280,18 @@ def pixel_shuffle(input, upscale_factor):
                            f"is not divisible by {r * r}")
     from ..ops.shape import PixelShuffle
     return PixelShuffle.apply(input, r)
+
+
+def _check_shuffle(input, r, op, arg):
+    """pixel_(un)shuffle's checks, in PyTorch's order: factor type, rank, factor sign."""
+    if not isinstance(r, int) or isinstance(r, bool):
+        raise TypeError(f"{op}(): argument '{arg}' (position 2) must be int, not "
+                        f"{type(r).__name__}")
+    if input.dim() < 3:
+        raise RuntimeError(f"{op} expects input to have at least 3 dimensions, but got input "
+                           f"with {input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"{op} expects a positive {arg}, but got {r}")
 
 
 def pixel_unshuffle(input, downscale_factor):
@@ -3220,7 +3303,13 @@ def pixel_unshuffle(input, downscale_factor):
     if not isinstance(input, Tensor):
         raise not_a_tensor("pixel_unshuffle", input)
     r = downscale_factor
+    _check_shuffle(input, r, "pixel_unshuffle", "downscale_factor")
     *lead, c, h, w = input.shape
+    for name, d in (("height", -2), ("width", -1)):
+        if input.shape[d] % r:
+            raise RuntimeError(f"pixel_unshuffle expects {name} to be divisible by "
+                               f"downscale_factor, but input.size({d})={input.shape[d]} is not "
+                               f"divisible by {r}")
     from ..ops.shape import PixelUnshuffle
     return PixelUnshuffle.apply(input, r)
 
@@ -3304,6 +3393,33 @@ def affine_grid(theta, size, align_corners=None):
 
 
 # ---- attention ---------------------------------------------------------------------------
+# the C++ names PyTorch's attention checks print for dtypes
+_CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+                   "int64": "long int", "int32": "int", "int16": "short int",
+                   "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+                   "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _check_sdpa(query, key, value, attn_mask, is_causal):
+    """scaled_dot_product_attention's input checks, with PyTorch's messages and order."""
+    name = lambda t: _CPP_TYPE_NAMES.get(t.dtype.name, t.dtype.name)  # noqa: E731
+    if not query.dtype is key.dtype is value.dtype:
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got "
+                           f"query.dtype: {name(query)} key.dtype: {name(key)} and value.dtype: "
+                           f"{name(value)} instead.")
+    if attn_mask is not None and attn_mask.dtype not in (D.bool_, D.float32, query.dtype):
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query "
+                           f"dtype, but got attn_mask.dtype: {name(attn_mask)} and  "
+                           f"query.dtype: {name(query)} instead.")
+    if min(query.dim(), key.dim(), value.dim()) < 2:
+        raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, "
+                           f"but got query.dim: {query.dim()} key.dim: {key.dim()} and "
+                           f"value.dim: {value.dim()} instead.")
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
+                           "set when is_causal=True")
+
+
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     """softmax(q k^T * scale + mask) v, as PyTorch's math reference.
@@ -3313,6 +3429,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     torch.Size([1, 2, 4])
     """
     from .._creation import zeros, ones
+    _check_sdpa(query, key, value, attn_mask, is_causal)
     L, Sk = query.size(-2), key.size(-2)
     scale_factor = 1 / math.sqrt(query.size(-1)) if scale is None else scale
     bias = zeros(L, Sk, dtype=query.dtype)

@@ -23,7 +23,8 @@ class Parameter(Tensor):
         if data is None:
             data = Tensor._make(np.zeros((0,), np.float32), None, False)
         if not isinstance(data, Tensor):
-            raise TypeError(f"Parameter data must be a Tensor, got {type(data).__name__}")
+            # NOTE: PyTorch's Parameter calls data.detach() (its error for a list or array)
+            raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach'")
         self = object.__new__(cls)
         self._init_from(data._data, False)
         self._vc = data._vc

@@ -9,7 +9,7 @@ import numpy as np
 from .. import _dtype as D
 from ..autograd.function import BackwardCFunction, Function, _TRUE1
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import ANOMALY, pack_saved, _hook_stack, _sequence
+from ..autograd.graph import ANOMALY, pack_saved, _hook_stack, _sequence, _CallableNode
 from .._tensor import Tensor
 from ._util import infer_size
 
@@ -43,7 +43,7 @@ class _NullCtx:
 NULL_CTX = _NullCtx()
 
 
-class _BuiltinNode(BackwardCFunction):
+class _BuiltinNode(BackwardCFunction, _CallableNode):
     """Base of built-in ops' nodes: forward saves ndarrays (trusted), resolved after it."""
 
     __slots__ = ()

@@ -130,6 +130,20 @@ class Add(BuiltinFunction):
         return (d if na else None), d
 
 
+def _is_bool(v):
+    return type(v) is bool or type(v) is _ndarray and v.dtype.kind == "b"
+
+
+def _bool_sub_error(dt):
+    """PyTorch refuses ``-`` with any bool operand (a Python bool included)."""
+    if dt.kind == "b":
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                       "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                       "operator instead.")
+
+
 class Sub(BuiltinFunction):
     """out = a - alpha * b;  da = g, db = -alpha * g."""
     _backward_name = "SubBackward0"
@@ -138,9 +152,8 @@ class Sub(BuiltinFunction):
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         dt = binary_dtype(a, b)
-        if dt.kind == "b":
-            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                               "supported. Use the `^` or `logical_xor()` operator instead.")
+        if dt.kind == "b" or _is_bool(a) or _is_bool(b):
+            _bool_sub_error(dt)
         ctx.alpha = alpha
         if alpha != 1:
             if dt is _F16:
@@ -172,6 +185,8 @@ class Rsub(BuiltinFunction):
                 and a.dtype.kind in "fc":  # fast path: Python number - float tensor
             return np.subtract(scalar_array(b, a.dtype), a)
         dt = binary_dtype(a, b)
+        if dt.kind == "b" or _is_bool(a) or _is_bool(b):
+            _bool_sub_error(dt)
         return np.subtract(cast(b, dt), np.multiply(cast(a, dt), _alpha(alpha, dt)) if alpha != 1
                            else cast(a, dt))
 

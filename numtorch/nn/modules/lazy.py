@@ -169,6 +169,7 @@ def _lazy_conv(base, transposed):
         __init__(self, *args, **kwargs)
         _watch_first_call(self)
     name = "Lazy" + base.__name__
+    __init__.__qualname__ = name + ".__init__"  # named in a bad argument's TypeError
     return type(name, (_LazyConvMixin, base), {
         "__init__": init, "cls_to_become": base, "__module__": __name__,
         "__doc__": f"A {base.__name__} whose in_channels is read from its first input."})

@@ -71,12 +71,17 @@ class NLLLoss(_WeightedLoss):
 class NLLLoss2d(NLLLoss):
     """Deprecated alias of NLLLoss for (N, C, H, W) inputs."""
 
-    def __init__(self, *args, **kwargs):
+    def __new__(cls, *args, **kwargs):
+        # NOTE: PyTorch warns from its deprecation wrapper, before __init__ checks arguments
         import warnings
-        warnings.warn("NLLLoss2d has been deprecated. Please use NLLLoss instead as a drop-in "
-                      "replacement and see https://pytorch.org/docs/main/nn.html#torch.nn."
-                      "NLLLoss for more details.", stacklevel=2)
-        super().__init__(*args, **kwargs)
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
+                      "drop-in replacement and see https://pytorch.org/docs/main/nn.html#torch."
+                      "nn.NLLLoss for more details.", FutureWarning, stacklevel=2)
+        return super().__new__(cls)
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
 class CrossEntropyLoss(_WeightedLoss):

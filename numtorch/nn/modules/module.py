@@ -12,6 +12,7 @@
 """
 import functools
 import sys
+import types
 import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
@@ -87,6 +88,39 @@ def _public_module(name):
     return name
 
 
+# the public classes whose __init__ PyTorch defines on a private base (so a bad argument's
+# TypeError names that base); every other public class defines its own
+_INIT_OWNERS = {name: owner for owner, names in (
+    ("_AdaptiveAvgPoolNd", "AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveAvgPool3d"),
+    ("_AdaptiveMaxPoolNd", "AdaptiveMaxPool1d AdaptiveMaxPool2d AdaptiveMaxPool3d"),
+    ("_BatchNorm", "BatchNorm1d BatchNorm2d BatchNorm3d"),
+    ("_InstanceNorm", "InstanceNorm1d InstanceNorm2d InstanceNorm3d"),
+    ("_LazyNormBase", "LazyBatchNorm1d LazyBatchNorm2d LazyBatchNorm3d LazyInstanceNorm1d "
+                      "LazyInstanceNorm2d LazyInstanceNorm3d"),
+    ("_MaxPoolNd", "MaxPool1d MaxPool2d MaxPool3d"),
+    ("_LPPoolNd", "LPPool1d LPPool2d LPPool3d"),
+    ("_DropoutNd", "Dropout Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout"),
+    ("_Loss", "L1Loss MSELoss MultiLabelMarginLoss SoftMarginLoss"),
+    ("_WeightedLoss", "BCELoss MultiLabelSoftMarginLoss")) for name in names.split()}
+
+
+def _name_init_as_pytorch(cls):
+    """Give a numtorch module class an ``__init__`` named as PyTorch's (``ReLU.__init__``),
+    so that ``nn.ReLU(inplac=True)`` says ``ReLU.__init__() got an unexpected keyword
+    argument``. A shared base's ``__init__`` is copied (same code, own qualified name)."""
+    init = cls.__init__
+    if init is Module.__init__:  # its errors name ``type(self)`` already
+        return
+    qualname = _INIT_OWNERS.get(cls.__name__, cls.__name__) + ".__init__"
+    if init.__qualname__ == qualname:
+        return
+    copy = types.FunctionType(init.__code__.replace(co_qualname=qualname), init.__globals__,
+                              init.__name__, init.__defaults__, init.__closure__)
+    copy.__kwdefaults__, copy.__doc__ = init.__kwdefaults__, init.__doc__
+    copy.__qualname__ = qualname
+    cls.__init__ = copy
+
+
 def _zero_long():
     from ..._creation import tensor
     from ... import _dtype as D
@@ -120,10 +154,15 @@ class Module:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        if cls.__module__.startswith("numtorch.") and not cls.__name__.startswith("_"):
+            _name_init_as_pytorch(cls)
         cls.__module__ = _public_module(cls.__module__)
 
     def __init__(self, *args, **kwargs):
-        if args or kwargs:
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword "
+                            f"argument '{next(iter(kwargs))}'")
+        if args:
             raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
                             f"{len(args) + 1} were given")
         # PyTorch's attributes, in its order (vars(module) prints as PyTorch's)
@@ -251,7 +290,8 @@ class Module:
     def add_module(self, name, module):
         """Add a child module under ``name``."""
         if not isinstance(module, Module) and module is not None:
-            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+            from ... import typename
+            raise TypeError(f"{typename(module)} is not a Module subclass")
         if not isinstance(name, str):
             raise TypeError(f"module name should be a string. Got {type(name).__name__}")
         if hasattr(self, name) and name not in self._modules:
@@ -429,6 +469,9 @@ class Module:
 
     def requires_grad_(self, requires_grad=True):
         for p in self.parameters():
+            if type(requires_grad) is not bool:  # (Tensor.requires_grad_'s parser refuses it)
+                raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must "
+                                f"be bool, not {type(requires_grad).__name__}")
             p.requires_grad_(requires_grad)
         return self
 

@@ -569,6 +569,21 @@ class RNNCellBase(Module):
     def _params(self):
         return self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh
 
+    def _check_sizes(self, x, *hidden):
+        """PyTorch's cell checks on the (batched) input and hidden states, in its order."""
+        if x.size(1) != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {x.size(1)} expected "
+                               f"{self.input_size}")
+        for label, h in enumerate(hidden):
+            if h.dim() < 2:  # (an unbatched input's unsqueezed hidden state is at least 2-D)
+                continue
+            if x.size(0) != h.size(0):
+                raise RuntimeError(f"Input batch size {x.size(0)} doesn't match hidden{label} "
+                                   f"batch size {h.size(0)}")
+            if h.size(1) != self.hidden_size:
+                raise RuntimeError(f"hidden{label} has inconsistent hidden_size: got "
+                                   f"{h.size(1)}, expected {self.hidden_size}")
+
 
 class RNNCell(RNNCellBase):
     """One Elman RNN step.
@@ -590,6 +605,7 @@ class RNNCell(RNNCellBase):
         batched, x = self._batch(input, "RNNCell")
         h = zeros(x.size(0), self.hidden_size, dtype=x.dtype) if hx is None else \
             (hx if batched else hx.unsqueeze(0))
+        self._check_sizes(x, h)
         if self.nonlinearity == "tanh":
             out = rnn_tanh_cell(x, h, *self._params())
         elif self.nonlinearity == "relu":
@@ -622,6 +638,7 @@ class LSTMCell(RNNCellBase):
             hx = (z, z)
         elif not batched:
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
+        self._check_sizes(x, *hx)
         h, c = lstm_cell(x, hx, *self._params())
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
@@ -644,5 +661,6 @@ class GRUCell(RNNCellBase):
         batched, x = self._batch(input, "GRUCell")
         h = zeros(x.size(0), self.hidden_size, dtype=x.dtype) if hx is None else \
             (hx if batched else hx.unsqueeze(0))
+        self._check_sizes(x, h)
         out = gru_cell(x, h, *self._params())
         return out if batched else out.squeeze(0)
