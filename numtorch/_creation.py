@@ -126,8 +126,10 @@ def _shape(size, op="zeros"):
             len(size) == 1 and isinstance(size[0], bool):
         raise TypeError(f"{op}(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size[0]).__name__}")
-    elif len(size) > 1 and not isinstance(size[0], (int, np.integer, Tensor)):
-        # f((2, 3), 4), f(2.0, 3): PyTorch's parser reads one size argument and extra ones
+    elif len(size) > 1 and (not isinstance(size[0], (int, np.integer, Tensor)) or
+                            isinstance(size[0], bool)):
+        # f((2, 3), 4), f(2.0, 3), f(True, 3): PyTorch's parser reads one size argument
+        # (a bool is no int there) and extra ones
         if op in _OVERLOADS:
             from ._random_factories import _invalid_combination
             raise _invalid_combination(op, size, {}, _OVERLOADS[op])
@@ -142,12 +144,15 @@ def _shape(size, op="zeros"):
 
 
 def _size_item(s, i, op):
-    """One entry of a size, with the errors of PyTorch's argument parser."""
-    if isinstance(s, Tensor):
-        s = s.__index__()
-    if isinstance(s, (int, np.integer)):
+    """One entry of a size, with the errors of PyTorch's argument parser. NOTE: the parser
+    takes a Python bool as an int after the first entry (``zeros(2, True)`` is ``(2, 1)``),
+    never a NumPy bool; a tensor entry must hold one integer."""
+    if isinstance(s, Tensor) and s._data.size == 1 and s._data.dtype.kind in "iu":
+        return int(s._data.reshape(()))
+    if isinstance(s, (int, np.integer)) and not (i == 0 and isinstance(s, bool)):
         return int(s)
-    name = type(s).__name__
+    from .ops._util import tp_name
+    name = tp_name(s)
     if i == 0:
         raise TypeError(f"{op}(): argument 'size' (position 1) must be tuple of ints, but "
                         f"found element of type {name} at pos 0")
@@ -490,6 +495,13 @@ def _size_kw(sizes, size, op):
         return sizes
     if sizes:
         raise TypeError(f"{op}() got multiple values for argument 'size'")
+    from .ops._arg_errors import _bad_element
+    if type(size) not in (list, tuple) and not isinstance(size, tuple) or \
+            _bad_element(size) == 0:
+        # (a keyword takes no bare int, and PyTorch names the sequence's own type when its
+        # first entry is wrong)
+        from .ops._util import tp_name
+        raise TypeError(f"{op}(): argument 'size' must be tuple of ints, not {tp_name(size)}")
     return (size,)
 
 
@@ -663,8 +675,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     tensor([0.0000, 0.5000, 1.0000])
     """
     dtype = _out_dtype(out, dtype, "linspace", (start, end, steps))
+    steps = _steps(steps, "linspace", (start, end, steps))
     start, end = _num(start), _num(end)
-    steps = _steps(steps, "linspace")
     npdt = _np_dtype(dtype, _range_default(start, end))
     _check_not_bool(npdt, "linspace")
     return _finish(_ranges.linspace_values(start, end, steps, npdt), requires_grad, device,
@@ -679,19 +691,21 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     tensor([  1.,  10., 100.])
     """
     dtype = _out_dtype(out, dtype, "logspace", (start, end, steps))
+    steps = _steps(steps, "logspace", (start, end, steps))
     start, end = _num(start), _num(end)
-    steps = _steps(steps, "logspace")
     npdt = _np_dtype(dtype, _range_default(start, end))
     _check_not_bool(npdt, "logspace")
     return _finish(_ranges.logspace_values(start, end, steps, base, npdt), requires_grad,
                    device, out, "logspace")
 
 
-def _steps(steps, op):
+def _steps(steps, op, args):
     if isinstance(steps, Tensor):
         steps = steps.item()
     if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool):
-        raise TypeError(f"{op}(): argument 'steps' must be int, not {type(steps).__name__}")
+        # every overload (Tensor or Number bounds) takes an int ``steps``: PyTorch lists them
+        from ._random_factories import _invalid_combination
+        raise _invalid_combination(op, args, {}, _OVERLOADS[op])
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     return int(steps)
@@ -716,6 +730,9 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
         if v is None:
             continue
         if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+            if m is not None:  # both overloads take two arguments: PyTorch lists them
+                from ._random_factories import _invalid_combination
+                raise _invalid_combination("eye", (n, m), {}, _OVERLOADS["eye"])
             raise TypeError(f"eye(): argument '{name}' (position {1 if name == 'n' else 2}) "
                             f"must be int, not {type(v).__name__}")
         if v < 0:

@@ -64,6 +64,11 @@ _RANDINT_SIGNATURES = tuple(
     for gen in ("torch.Generator generator, ", ""))
 
 
+def _bad_element(size):
+    from .ops._arg_errors import _bad_element as bad
+    return bad(size)
+
+
 def _randint_bind(args, bounds):
     """{'low', 'high', 'size'} bound to the first overload this call fits, else None.
 
@@ -76,6 +81,7 @@ def _randint_bind(args, bounds):
             continue
         bound.update(bounds)
         if len(bound) == len(names) and isinstance(bound["size"], (tuple, list)) and \
+                _bad_element(bound["size"]) is None and \
                 all(_is_int(bound[k]) for k in names[:-1]):
             return bound
     return None
@@ -94,6 +100,10 @@ def _randint_error(args, given, bounds):
             v, where = bounds[name], ""
         else:
             return TypeError(f"randint() missing 1 required positional arguments: \"{name}\"")
+        if name == "size" and isinstance(v, (tuple, list)) and _bad_element(v) is not None:
+            from .ops._arg_errors import _params, _parse_raise
+            return _parse_raise("randint", _params("(int high, tuple of ints size)"), args,
+                                bounds)
         ok = isinstance(v, (tuple, list)) if name == "size" else _is_int(v)
         if not ok:
             kind = "tuple of ints" if name == "size" else "int"
@@ -231,7 +241,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         res = op.apply(mean if tm else float(mean), std if ts else float(std), npdt,
                        generator)
         return res if out is None else _finish(res._data, False, None, out, "normal")
-    if not isinstance(size, (tuple, list)):
+    if not isinstance(size, (tuple, list)) or _bad_element(size) is not None:
         args = (mean, std) + (() if size is None else (size,))
         raise _invalid_combination("normal", args, {}, _NORMAL_SIGNATURES)
     arr = R.normal(_shape((size,), "normal"), _np_dtype(_out_dtype(out, dtype)), float(mean),

@@ -325,10 +325,19 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if type(value) is not bool:  # (PyTorch's setter: no int, no NumPy bool)
+            raise RuntimeError("requires_grad must be a bool")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
-        """Set whether autograd records operations on this (leaf) tensor. Returns self."""
+        """Set whether autograd records operations on this (leaf) tensor. Returns self.
+
+        ``requires_grad`` must be a Python bool (PyTorch's parser refuses ints, NumPy bools
+        and tensors with a TypeError)."""
+        if type(requires_grad) is not bool:
+            from .ops._util import tp_name
+            raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be "
+                            f"bool, not {tp_name(requires_grad)}")
         if self._grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(
@@ -344,9 +353,9 @@ class Tensor:
         if self._extra is not None and "ng_view" in self._extra:
             # a view made in no_grad mode requires grad through its base whatever its own
             # flag, which (as in PyTorch) decides whether gradients accumulate in its .grad
-            self._extra["ng_view_acc"] = bool(requires_grad)
+            self._extra["ng_view_acc"] = requires_grad
             return self
-        self._rg = bool(requires_grad)
+        self._rg = requires_grad
         return self
 
     @property

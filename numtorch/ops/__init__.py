@@ -91,6 +91,7 @@ def _install():
         self, lambda t: I.scatter_add(t, dim, index, src), src)
     Tensor.where = lambda self, condition, other: E.where(condition, self, other)
     Tensor.flip = S.flip_method
+    Tensor.tile = S.tile_method
     Tensor.T = property(S.T_property)
     Tensor.mT = property(S.mT)
     Tensor.H = property(S.T_property)

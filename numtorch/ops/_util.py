@@ -89,6 +89,8 @@ def _marked_args(params, args, kwargs):
         a = args[i] if i < len(args) else kwargs[name]
         desc = _arg_desc(a) if i < len(args) else f"{name}={_arg_desc(a)}"
         out.append(desc if _param_matches(p, a) else f"!{desc}!")
+    if not args:  # NOTE: as in the "got" list, keywords alone each keep their ", "
+        return "(" + "".join(o + ", " for o in out) + ")"
     return f"({', '.join(out)})"
 
 

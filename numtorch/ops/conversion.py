@@ -116,14 +116,20 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
 
 
 def _new_factory(kind):
-    def new(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
-            pin_memory=False):
+    def new(self, *sizes, dtype=None, device=None, requires_grad=False, layout=None,
+            pin_memory=False, size=None):
         from .. import _creation as C
-        dt = self.dtype if dtype is None else C._dtype_arg(dtype, "new_" + kind)
+        op = "new_" + kind
+        dt = self.dtype if dtype is None else C._dtype_arg(dtype, op)
         if kind == "full":
-            size, value = size[0], size[1]
+            size, value = (sizes[0], sizes[1]) if size is None else (size, sizes[0])
+            if isinstance(size, (list, tuple)):  # (its errors name new_full)
+                size = C._shape((size,), op)
             return C.full(size, value, dtype=dt, requires_grad=requires_grad)
-        return getattr(C, kind)(*size, dtype=dt, requires_grad=requires_grad)
+        size = C._size_kw(sizes, size, op)
+        # (the size errors name ``new_zeros``, as PyTorch's parser does)
+        return C._filled(1 if kind == "ones" else 0, size, None, dt, None, None,
+                         requires_grad, op="new_" + kind)
     new.__name__ = "new_" + kind
     return new
 

@@ -492,6 +492,13 @@ def block_diag(*tensors):
     return cat(rows, 0)
 
 
+def _index_grid_args(op, *values):
+    """``row``, ``col`` and ``offset`` as ints (PyTorch's parser error for another type)."""
+    from ._util import int_argument
+    return tuple(v if type(v) is int else int_argument(v, op, name)
+                 for v, name in zip(values, ("row", "col", "offset")))
+
+
 def _index_grid(row, col, offset, upper):
     r, c = np.indices((row, col)) if row and col else (np.empty((0, 0), int),) * 2
     keep = (c - r >= offset) if upper else (c - r <= offset)
@@ -500,12 +507,14 @@ def _index_grid(row, col, offset, upper):
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """The (2, n) row/column indices of the lower triangle of a ``row`` x ``col`` matrix."""
+    row, col, offset = _index_grid_args("tril_indices", row, col, offset)
     out = _index_grid(row, col, offset, False)
     return _const(out.astype(D.to_dtype(dtype).np if dtype is not None else np.int64))
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """The (2, n) row/column indices of the upper triangle of a ``row`` x ``col`` matrix."""
+    row, col, offset = _index_grid_args("triu_indices", row, col, offset)
     out = _index_grid(row, col, offset, True)
     return _const(out.astype(D.to_dtype(dtype).np if dtype is not None else np.int64))
 
@@ -928,8 +937,8 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
                   pin_memory=False):
     """An uninitialised tensor of ``size`` (numtorch tensors are contiguous; ``stride`` is
     accepted for compatibility)."""
-    from .._creation import empty
-    return empty(tuple(size), dtype=dtype, requires_grad=requires_grad)
+    from .._creation import _shape, empty
+    return empty(_shape((size,), "empty_strided"), dtype=dtype, requires_grad=requires_grad)
 
 
 def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,

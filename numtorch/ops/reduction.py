@@ -837,8 +837,10 @@ class Cumsum(BuiltinFunction):
 
 def cumsum(input, dim=None, *, dtype=None, out=None):
     """Cumulative sum along ``dim``."""
-    if dim is None:
-        raise TypeError('cumsum() missing 1 required positional arguments: "dim"')
+    if dim is None:  # (an explicit None gets the parser's type error, a missing dim this)
+        from ._arg_errors import bad_argument
+        raise bad_argument(TypeError('cumsum() missing 1 required positional arguments: '
+                                     '"dim"'))
     d = wrap_dim(dim, input.ndim)
     return _write_out(out, Cumsum.apply(input, d, _sum_dtype(input._data.dtype, dtype)))
 
@@ -890,8 +892,10 @@ def _cumprod_grad_with_zeros(g, x, d):
 
 
 def cumprod(input, dim=None, *, dtype=None, out=None):
-    if dim is None:
-        raise TypeError('cumprod() missing 1 required positional arguments: "dim"')
+    if dim is None:  # (an explicit None gets the parser's type error, a missing dim this)
+        from ._arg_errors import bad_argument
+        raise bad_argument(TypeError('cumprod() missing 1 required positional arguments: '
+                                     '"dim"'))
     d = wrap_dim(dim, input.ndim)
     return _write_out(out, Cumprod.apply(input, d, _sum_dtype(input._data.dtype, dtype)))
 

@@ -56,9 +56,25 @@ def _shape_args(shape, op=None, arg=None):
         shape = shape[0]
     for s in shape:
         if type(s) is not int:
-            return tuple(s if type(s) is int else index_argument(s, op, arg or "size")
-                         for s in shape)
+            # (a bool after the first entry is an int to PyTorch's parser)
+            return tuple(s if type(s) is int else int(s) if i and type(s) is bool else
+                         index_argument(s, op, arg or "size") for i, s in enumerate(shape))
     return tuple(shape)
+
+
+def _int_list(value, op, name):
+    """``value`` for an ``int[]`` parameter (an int, or a list or tuple of ints; NumPy ints
+    and 0-dim integer tensors read as ints); PyTorch's parser error for the user's call
+    otherwise (a float, a bool, a string: ``roll(): argument 'shifts' (position 1) must be
+    tuple of ints, not float``)."""
+    if type(value) is int:
+        return value
+    if isinstance(value, (list, tuple)):
+        if all(type(v) is int for v in value):
+            return tuple(value)
+        return tuple(int(v) if i and type(v) is bool else int_argument(v, op, name)
+                     for i, v in enumerate(value))
+    return int_argument(value, op, name)
 
 
 _index = operator.index
@@ -189,11 +205,19 @@ def reshape(input, *shape):
     return Reshape.apply(input, shape)
 
 
+def _other_tensor(other, op):
+    if not isinstance(other, Tensor):
+        from ._util import not_a_tensor
+        raise not_a_tensor(op, other, "other")
+
+
 def view_as(input, other):
+    _other_tensor(other, "view_as")
     return view(input, other._data.shape)
 
 
 def reshape_as(input, other):
+    _other_tensor(other, "reshape_as")
     return reshape(input, other._data.shape)
 
 
@@ -217,7 +241,12 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     d = wrap_dim(dim, input.ndim)
     shape = input._data.shape
-    sizes = tuple(int(s) for s in sizes)
+    if not isinstance(sizes, (list, tuple)):  # (a bare int is no list here)
+        from ._arg_errors import bad_argument
+        raise bad_argument(TypeError(f"unflatten(): argument 'sizes' must be tuple of ints, "
+                                     f"not {type(sizes).__name__}"))
+    sizes = tuple(s if type(s) is int else int(s) if i and type(s) is bool else
+                  int_argument(s, "unflatten", "sizes") for i, s in enumerate(sizes))
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
     if sizes.count(-1) > 1:
@@ -483,6 +512,7 @@ def expand_shape(shape, sizes, dtype):
 
 
 def expand_as(input, other):
+    _other_tensor(other, "expand_as")
     return expand(input, other._data.shape)
 
 
@@ -565,10 +595,24 @@ class SqueezeDims(Squeeze):
     _backward_name = "SqueezeBackward2"
 
 
-def squeeze(input, dim=None):
+class _AllDims:
+    """The default of ``squeeze``'s ``dim``: every dim (an explicit None is refused)."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "None"
+
+
+_ALL_DIMS = _AllDims()
+
+
+def squeeze(input, dim=_ALL_DIMS):
     """Remove size-1 dims (all of them, or those in ``dim``)."""
     n = input.ndim
-    if dim is None:
+    if dim is None:  # PyTorch's parser: no overload takes None
+        from ._arg_errors import bad_argument
+        raise bad_argument(TypeError("squeeze(): argument 'dim' must be int, not NoneType"))
+    if dim is _ALL_DIMS:
         return SqueezeAll.apply(input, tuple(i for i, s in enumerate(input._data.shape)
                                              if s == 1))
     dims = wrap_dims(dim, n)  # a 0-d tensor takes dim 0 or -1 (PyTorch's range error else)
@@ -752,6 +796,8 @@ class DiagEmbedInto(BuiltinFunction):
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """The diagonal at ``offset`` of the 2-d slices spanned by ``dim1`` and ``dim2``."""
     n = input.ndim
+    if type(offset) is not int:
+        offset = int_argument(offset, "diagonal", "offset")
     if wrap_dim(dim1, n) == wrap_dim(dim2, n):
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     return Diagonal.apply(input, offset, wrap_dim(dim1, n), wrap_dim(dim2, n))
@@ -1018,8 +1064,32 @@ def atleast_3d(t):
     return t
 
 
+_SPLIT_SIGNATURES = {
+    "split": ["(Tensor input, int split_size, int dim = 0)",
+              "(Tensor input, tuple of ints split_size, int dim = 0)"],
+    "split_with_sizes": ["(Tensor input, tuple of ints split_sizes, int dim = 0)"]}
+
+
+def _split_arguments(tensor, size, dim):
+    """``(size, dim)`` of ``split`` as PyTorch's ``Tensor.split`` reads them: a one-element
+    tensor is an int; a Python int (a bool too) calls ``split``, anything else
+    ``split_with_sizes`` (a NumPy int is no list there); their parser errors otherwise."""
+    from ._arg_errors import _bad_element, _is_int, parse_error
+    if isinstance(size, Tensor) and size._data.size == 1:
+        size = int(size._data.reshape(()))
+    op = "split" if isinstance(size, int) else "split_with_sizes"
+    ok = type(size) is int if op == "split" else (
+        isinstance(size, (list, tuple)) and _bad_element(size) is None)
+    if ok and (type(dim) is int or _is_int(dim)):
+        return (size if op == "split" else [int(s) for s in size]), dim
+    err = parse_error(op, _SPLIT_SIGNATURES[op], (tensor, size, dim), {})
+    raise err if err is not None else AssertionError(f"split: no parser error for {size!r}")
+
+
 def split(tensor, split_size_or_sections, dim=0):
     """Split into chunks of a size, or of the listed sizes, along ``dim`` (views)."""
+    if type(split_size_or_sections) is not int or type(dim) is not int:
+        split_size_or_sections, dim = _split_arguments(tensor, split_size_or_sections, dim)
     d = wrap_dim(dim, tensor.ndim)
     n = tensor._data.shape[d]
     if isinstance(split_size_or_sections, (int, np.integer)):
@@ -1092,6 +1162,15 @@ SplitWithSizes._step = _SplitWithSizesPiece
 
 
 def tensor_split(input, indices_or_sections, dim=0):
+    """``input`` split along ``dim`` into ``sections`` near-equal pieces, or at the listed
+    ``indices`` (views)."""
+    s = indices_or_sections
+    if not isinstance(s, (int, np.integer, Tensor)) and not (
+            isinstance(s, (list, tuple)) and all(isinstance(i, (int, np.integer)) for i in s)) \
+            or isinstance(s, bool):
+        from ._arg_errors import bad_argument
+        raise bad_argument(TypeError(f"tensor_split(): argument 'sections' must be int, not "
+                                     f"{type(s).__name__}"))
     d = wrap_dim(dim, input.ndim)
     n = input._data.shape[d]
     if isinstance(indices_or_sections, Tensor):  # a 0-d tensor: sections; 1-d: indices
@@ -1175,42 +1254,42 @@ def flip(input, *args, **kwargs):
     tensor([[1, 0],
             [3, 2]])
     """
-    if len(args) > 1:
-        raise TypeError(f"flip() takes 2 positional arguments but {len(args) + 1} were given")
-    return _flip(input, _flip_dims(args, kwargs, 2))
+    return _flip(input, _dims_argument("flip", input, args, kwargs, False))
 
 
 def flip_method(self, *dims, **kwargs):
     """``Tensor.flip(*dims)``: the dims as ints or as one sequence."""
-    given = bool(dims)  # ``x.flip([])`` gives an empty sequence: a no-op flip, not missing
-    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
-        dims = dims[0]
-    elif len(dims) > 1 and isinstance(dims[0], (list, tuple)):
-        raise TypeError(f"flip() takes 1 positional argument but {len(dims)} were given")
-    return _flip(self, _flip_dims((dims,) if given else (), kwargs, 1))
+    return _flip(self, _dims_argument("flip", self, dims, kwargs, True))
 
 
-def _flip_dims(args, kwargs, position):
-    """The ``dims`` argument, with PyTorch's parser errors for a missing or non-sequence one."""
+def _dims_argument(op, input, args, kwargs, method):
+    """The one ``int[] dims`` argument of ``op`` (``flip``, ``tile``) as a tuple of ints, from
+    the call's ``args`` and ``kwargs`` (less ``input``). A method takes the ints unpacked
+    (``x.flip(0, 1)``); the function takes one sequence (``torch.flip(x, 1)`` is refused).
+    PyTorch's parser errors otherwise: a missing or doubled ``dims``, a float or a bool."""
+    from ._arg_errors import parse_error, _signatures
     if "dims" in kwargs:
         if args:
-            raise TypeError("flip() got multiple values for argument 'dims'")
-        dims, where = kwargs.pop("dims"), ""
-    elif args:
-        dims, where = args[0], f" (position {position})"
+            raise TypeError(f"{op}() got multiple values for argument 'dims'")
+        dims = kwargs["dims"]
+    elif not args:
+        raise TypeError(f'{op}() missing 1 required positional arguments: "dims"')
     else:
-        raise TypeError('flip() missing 1 required positional arguments: "dims"')
-    if kwargs:
-        raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    if not isinstance(dims, (list, tuple)):
-        raise TypeError(f"flip(): argument 'dims'{where} must be tuple of ints, not "
-                        f"{type(dims).__name__}")
-    for i, d in enumerate(dims):
-        if not isinstance(d, (int, np.integer)) and not (
-                isinstance(d, Tensor) and d.ndim == 0 and d._data.dtype.kind in "iu"):
-            raise TypeError(f"flip(): argument 'dims'{where} must be tuple of ints, but found "
-                            f"element of type {type(d).__name__} at pos {i}")
-    return tuple(int(d) for d in dims)
+        dims = args if method and not isinstance(args[0], (list, tuple)) else args[0]
+    for k in kwargs:
+        if k != "dims":
+            raise TypeError(f"{op}() got an unexpected keyword argument '{k}'")
+    if isinstance(dims, (list, tuple)) and (len(args) < 2 or dims is args) and \
+            all(type(d) is int for d in dims):
+        return tuple(dims)
+    err = parse_error(op, _signatures(op, method), args if method else (input,) + args,
+                      kwargs)
+    if err is not None:
+        raise err
+    if isinstance(dims, (list, tuple)):  # (a bool after the first entry is an int there)
+        return tuple(int(d) if i and type(d) is bool else int_argument(d, op, "dims")
+                     for i, d in enumerate(dims))
+    return (int_argument(dims, op, "dims"),)
 
 
 def _flip(input, dims):
@@ -1249,8 +1328,10 @@ class Roll(BuiltinFunction):
 def roll(input, shifts, dims=None):
     """``input`` shifted circularly by ``shifts`` along ``dims`` (the flattened tensor when
     ``dims`` is None)."""
+    shifts = _int_list(shifts, "roll", "shifts")
     if dims is None:
         return Roll.apply(input, shifts, None)
+    dims = _int_list(dims, "roll", "dims")
     n_shifts = len(shifts) if isinstance(shifts, (list, tuple)) else 1
     n_dims = len(dims) if isinstance(dims, (list, tuple)) else 1
     if n_shifts == 0:
@@ -1300,8 +1381,18 @@ def repeat(input, *sizes):
     return Repeat.apply(input, sizes)
 
 
-def tile(input, dims):
-    dims = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
+def tile(input, *args, **kwargs):
+    """``torch.tile(input, dims)``: ``input`` repeated ``dims`` times along each dim (leading
+    1s added to the shorter of ``dims`` and the shape)."""
+    return _tile(input, _dims_argument("tile", input, args, kwargs, False))
+
+
+def tile_method(self, *dims, **kwargs):
+    """``Tensor.tile(*dims)``: the counts as ints or as one sequence."""
+    return _tile(self, _dims_argument("tile", self, dims, kwargs, True))
+
+
+def _tile(input, dims):
     if len(dims) < input.ndim:
         dims = (1,) * (input.ndim - len(dims)) + dims
     return repeat(input, dims)
@@ -1379,12 +1470,16 @@ def _check_matrix(input, op):
 def tril(input, diagonal=0):
     """The lower triangle (on and below diagonal ``diagonal``) of the last two dims."""
     _check_matrix(input, "tril")
+    if type(diagonal) is not int:
+        diagonal = int_argument(diagonal, "tril", "diagonal")
     return Tril.apply(input, diagonal)
 
 
 def triu(input, diagonal=0):
     """The upper triangle (on and above diagonal ``diagonal``) of the last two dims."""
     _check_matrix(input, "triu")
+    if type(diagonal) is not int:
+        diagonal = int_argument(diagonal, "triu", "diagonal")
     return Triu.apply(input, diagonal)
 
 
@@ -1417,6 +1512,8 @@ class DiagonalCopy(BuiltinFunction):
 
 def diag(input, diagonal=0):
     """A square matrix with ``input`` (1-d) on a diagonal, or a matrix's diagonal (a copy)."""
+    if type(diagonal) is not int:
+        diagonal = int_argument(diagonal, "diag", "diagonal")
     if input.ndim == 1:
         n = input._data.shape[0] + builtins_abs(diagonal)
         return DiagEmbed.apply(input, (n, n), diagonal, 0, 1)
@@ -1433,6 +1530,10 @@ diagonal_fn = diagonal
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Matrices (in ``dim1`` and ``dim2``) with the last dim of ``input`` on the diagonal
+    ``offset``."""
+    if type(offset) is not int:
+        offset = int_argument(offset, "diag_embed", "offset")
     n = input._data.shape[-1] + builtins_abs(offset)
     d1, d2 = wrap_dim(dim1, input.ndim + 1), wrap_dim(dim2, input.ndim + 1)
     if d1 == d2:
@@ -1447,6 +1548,10 @@ def unfold(input, dimension, size, step):
     """Sliding windows of ``size`` with ``step`` along ``dimension`` (a view); the windows
     make a new last dim."""
     d = wrap_dim(dimension, input.ndim)
+    if type(size) is not int:
+        size = int_argument(size, "unfold", "size")
+    if type(step) is not int:
+        step = int_argument(step, "unfold", "step")
     n = input._data.shape[d] if input.ndim else 1
     if size > n:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is "

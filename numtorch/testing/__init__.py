@@ -87,4 +87,5 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
     lo = -9.0 if low is None else low
     hi = 9.0 if high is None else high
     t = (rand(shape, dtype=dtype) * (hi - lo) + lo)
-    return t.requires_grad_(requires_grad)
+    t.requires_grad = requires_grad  # (PyTorch's setter: its RuntimeError for a non-bool)
+    return t
