@@ -23,7 +23,7 @@ def _out_meta(out):
     """(shape, dtype, requires grad) of an output: a Tensor or a GradientEdge."""
     if type(out) is GradientEdge:
         meta = out.node._input_metadata[out.output_nr]
-        return meta.shape, meta.dtype, True
+        return meta._shape, meta.dtype, True
     return out._data.shape, out.dtype, out._rg
 
 

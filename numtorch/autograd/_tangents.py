@@ -611,8 +611,9 @@ def _double_vjp(cls, args, out, tangents):
 
 
 # ---- custom Functions ---------------------------------------------------------------------
-def run_custom(cls, args, kwargs):
-    """``Function._apply`` that also returns the ctx (its jvp needs it)."""
+def run_custom(cls, args, kwargs, diff_out=None):
+    """``Function._apply`` that also returns the ctx (its jvp needs it); ``diff_out``, a list,
+    gets a flag per output: whether it is differentiable (a float Tensor not so marked)."""
     from .function import _new_ctx, _link_inputs, _wrap_outputs
     grad_on = STATE.enabled
     ctx = _new_ctx(cls)
@@ -620,6 +621,7 @@ def run_custom(cls, args, kwargs):
     record = grad_on and True in needs
     if record:
         _link_inputs(ctx, args, needs)
+    ctx.needs_input_grad = needs  # forward and setup_context may read it
     STATE.enabled = False
     try:
         if cls._setup_ctx:
@@ -630,14 +632,22 @@ def run_custom(cls, args, kwargs):
             out = cls.forward(ctx, *args, **kwargs)
     finally:
         STATE.enabled = grad_on
-    ctx.needs_input_grad = needs
+    if diff_out is not None:  # which outputs can carry a tangent (before the marks are read)
+        diff_out.extend(_differentiable_outputs(ctx, out))
     return ctx, _wrap_outputs(ctx, args, out, record)
+
+
+def _differentiable_outputs(ctx, out):
+    non_diff = ctx._non_diff or ()
+    return [isinstance(o, Tensor) and (o.dtype.is_floating_point or o.dtype.is_complex) and
+            not any(o is n for n in non_diff) for o in (out if isinstance(out, tuple) else (out,))]
 
 
 def apply_custom(cls, args, kwargs, level):
     """A custom Function on dual inputs: forward with ``level`` hidden, then its ``jvp``."""
     with _interpose.ceiling(level):
-        ctx, out = run_custom(cls, args, kwargs)
+        diff = []
+        ctx, out = run_custom(cls, args, kwargs, diff)
         tangents = [_tangent_or_zeros(a, level) for a in args]
         t_out = call_jvp(cls, ctx, tangents)
         outs = out if isinstance(out, tuple) else (out,)
@@ -646,8 +656,45 @@ def apply_custom(cls, args, kwargs, level):
         if len(t_outs) != n_out:
             raise RuntimeError("Function's jvp returned an invalid number of forward gradients "
                                f"(expected {n_out} but got {len(t_outs)})")
+        for i, (d, t) in enumerate(zip(diff, t_outs)):
+            if not d and t is not None:
+                raise RuntimeError(
+                    f"Function's jvp returned a gradient at position {i}, but  the "
+                    "corresponding forward output is not a differentiable Tensor.You should "
+                    "return None at that position instead.")
+        from .forward_ad import _public
+        if level in _public:  # (torch.func.jvp's own levels make no such check)
+            _check_view_tangents(args, outs, t_outs, level)
     attach(out, t_outs if isinstance(out, tuple) else t_outs[0], level)
     return out
+
+
+def _check_view_tangents(args, outs, t_outs, level):
+    """As PyTorch's forward AD: an output that is a view of an input with a tangent (an input
+    returned as it is counts: it was made a view) needs, from jvp, a view of that input's
+    tangent (of its base, when that tangent is itself a view)."""
+    bases = {}
+    for a in args:
+        if isinstance(a, Tensor):
+            bases.setdefault(id(a if a._base is None else a._base), a)
+    for o, t in zip(outs, t_outs):
+        if not isinstance(o, Tensor) or o._base is None or t is None or \
+                any(o is a for a in args):  # (an input modified in place: not a view)
+            continue
+        a = bases.get(id(o._base))
+        given = None if a is None else get_tangent(a, level)
+        if given is None:
+            continue
+        if not isinstance(t, Tensor) or t._base is None:
+            raise RuntimeError("A custom Function's forward is returning a view (or an input "
+                               "as-is) but the jvp is not returning a view.")
+        if given._base is not None:
+            if t._base is not given._base:
+                raise RuntimeError("A custom Function is returning a view but the jvp is not "
+                                   "returning a view of the same base as the given grad input.")
+        elif t._base is not given:
+            raise RuntimeError("A custom Function is returning a view but the jvp is not "
+                               "returning a view of the given grad input.")
 
 
 def _tangent_or_zeros(a, level):

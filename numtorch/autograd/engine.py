@@ -13,8 +13,8 @@ import numpy as np
 from .grad_mode import STATE
 from . import function as _function
 from .function import _check_grads, _FREED
-from .graph import (AccumulateGrad, GraphTask, _tasks, node_hook_result,
-                    n_outputs as _n_out, tensor_hook_result)
+from .graph import (AccumulateGrad, DelayedError, GraphTask, _tasks, freed_error,
+                    node_hook_result, n_outputs as _n_out, tensor_hook_result)
 
 
 __all__ = ["run_backward"]
@@ -264,7 +264,8 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
                         break
                 else:
                     outs = node._backward(grads, create_graph) \
-                        if type(node) is AccumulateGrad else [None] * len(node.next_functions)
+                        if type(node) is AccumulateGrad else _without_grads(node, grads,
+                                                                           create_graph)
                 if node._post_hooks:
                     outs = _post_hooks(node, outs, grads)
                 if not retain_graph:
@@ -309,6 +310,18 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
             heappush(heap, _prio(ready))
             ready = None
         node = ready if ready is not None else (heappop(heap)[1] if heap else None)
+
+
+def _without_grads(node, grads, create_graph):
+    """The gradients of a node reached with none at all: it still runs in PyTorch. A custom
+    Function's backward sees zeros (or Nones without materialising); a built-in op unpacks
+    its saved tensors (raising once they are freed) and gives no gradient."""
+    cls = getattr(node, "_forward_cls", None)
+    if cls is not None and not cls._builtin or type(node) is DelayedError:  # (that raises)
+        return node._backward(grads, create_graph)
+    if getattr(node, "_saved", None) is _FREED:
+        raise freed_error()
+    return [None] * len(node.next_functions)
 
 
 def _as_tensors(grads):

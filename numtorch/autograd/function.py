@@ -69,6 +69,23 @@ class FunctionCtx:
         """With False, ``backward`` receives None instead of zeros for unused outputs."""
         self._materialize = bool(value)
 
+    # What mark_dirty / mark_non_differentiable were given, as PyTorch's ctx shows it: the
+    # tuple during forward, None once apply has wrapped the outputs
+    dirty_tensors = property(lambda self: self._dirty,
+                             lambda self, value: setattr(self, "_dirty", value))
+    non_differentiable = property(lambda self: self._non_diff,
+                                  lambda self, value: setattr(self, "_non_diff", value))
+
+    @property
+    def materialize_grads(self):
+        # write-only in PyTorch (a C attribute without a getter)
+        raise AttributeError("attribute 'materialize_grads' of 'torch._C._FunctionBase' "
+                             "objects is not readable")
+
+    @materialize_grads.setter
+    def materialize_grads(self, value):
+        self._materialize = bool(value)
+
     @property
     def saved_tensors(self):
         """The tensors given to ``save_for_backward``, checked for in-place modification."""
@@ -103,7 +120,12 @@ class FunctionCtx:
             self._saved = _CLEARED
         return out
 
-    saved_variables = saved_tensors
+    @property
+    def saved_variables(self):
+        """Deprecated spelling of ``saved_tensors`` (warns, as PyTorch does)."""
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'",
+                      DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
 
 
 def saved_one(ctx):
@@ -219,11 +241,9 @@ def _check_grads(node, result):
         g = out[i]
         if g is None:
             continue
-        if type(g) is not Tensor and not isinstance(g, Tensor):
-            if not (node._forward_cls._builtin and isinstance(g, (np.ndarray, np.generic))):
-                raise RuntimeError(f"expected Variable or None (got {_type_name(g)})")
-            g = Tensor._make(np.asarray(g), None, False)  # a built-in op's array backward's
         meta = in_meta[i]
+        # NOTE: a non-tensor argument's position is checked before the gradient's type, as
+        # PyTorch does (``return g, 2`` for ``apply(x, 2)`` names the position)
         if meta is None:
             if node._forward_cls._builtin:  # an index or mask argument: no gradient
                 out[i] = None
@@ -231,8 +251,15 @@ def _check_grads(node, result):
             raise RuntimeError(
                 f"function {node.name()} returned a gradient different than None at position "
                 f"{i + 1}, but the corresponding forward input was not a Variable")
+        if type(g) is not Tensor and not isinstance(g, Tensor):
+            if not (node._forward_cls._builtin and isinstance(g, (np.ndarray, np.generic))):
+                raise RuntimeError(f"expected Variable or None (got {_type_name(g)})")
+            g = Tensor._make(np.asarray(g), None, False)  # a built-in op's array backward's
         if not needs[i]:
-            out[i] = None
+            # NOTE: a custom Function's is kept as returned (it has no edge to follow):
+            # PyTorch's post hooks see it; a built-in op computes none
+            if node._forward_cls._builtin:
+                out[i] = None
             continue
         shape, dtype = meta
         d = g._data
@@ -600,9 +627,12 @@ def _bind_args(cls, args, kwargs):
     sig = cls.__dict__.get("_fwd_sig")
     if sig is None:
         sig = inspect.signature(cls.forward)
-        has_defaults = any(p.default is not p.empty for p in sig.parameters.values())
-        sig = cls._fwd_sig = (sig, has_defaults)
-    if not kwargs and not sig[1]:
+        params = sig.parameters.values()
+        # plain positional parameters without defaults: a call with exactly that many
+        # arguments binds to itself, and skips bind (any other call binds, to raise its error)
+        plain = all(p.default is p.empty and p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
+        sig = cls._fwd_sig = (sig, len(sig.parameters) if plain else -1)
+    if not kwargs and len(args) == sig[1]:
         return args, kwargs
     bound = sig[0].bind(*args, **kwargs)
     bound.apply_defaults()
@@ -759,7 +789,7 @@ def _wrap_outputs(ctx, args, out, record):
         diff = record and not any(o is n for n in non_diff) and \
             (o.dtype.is_floating_point or o.dtype.is_complex)
         if not is_dirty and any(o is a for a in args):
-            o = o._alias()
+            o = _returned_input(ctx, o, diff)
         meta.append((o._data.shape, o.dtype))
         if is_dirty:
             _rebase_dirty(ctx, o, i, diff, args)
@@ -779,6 +809,8 @@ def _wrap_outputs(ctx, args, out, record):
             for o in results:  # views among several differentiable outputs
                 if isinstance(o, Tensor) and o._extra and "cf_view" in o._extra:
                     o._extra["cf_view"] += (True,)
+    # (a dirty output's node would otherwise hold it: a reference cycle)
+    ctx._dirty = ctx._non_diff = None
     return tuple(results) if is_tuple else results[0]
 
 
@@ -787,7 +819,7 @@ def _wrap_one(ctx, args, o, record):
     Tensor output, nothing marked dirty or non-differentiable."""
     for a in args:
         if o is a:
-            o = o._alias()
+            o = _returned_input(ctx, o, record)
             break
     if record:
         d = o._data
@@ -820,6 +852,23 @@ def _wrap_one(ctx, args, o, record):
             else:
                 _resolve_saved(ctx, (o,))
     return o
+
+
+def _returned_input(ctx, t, diff):
+    """What an input returned as it is becomes: a view of it (the node then owns that view),
+    or, when that output is not differentiable (not recorded, or marked so) and the input
+    requires grad, a detached alias: PyTorch never changes the input's own requires_grad."""
+    if not diff and t._rg:
+        return t.detach()
+    saved = ctx.to_save
+    if saved and ctx._forward_cls._setup_ctx and any(s is t for s in saved):
+        # (setup_context saw the input itself, not the view the output becomes)
+        raise RuntimeError(
+            "An input that has been returned as-is as output is being saved for backward. "
+            "This is not supported if you override setup_context. You should return and save "
+            "a view of the input instead, e.g. with x.view_as(x) or setup ctx inside the "
+            "forward function itself.")
+    return t._alias()
 
 
 def _mark_custom_view(o, ctx, i):
@@ -857,9 +906,9 @@ def _resolve_saved(ctx, outputs):
     entries = []
     for i, t in enumerate(to_save):
         is_out = False
-        if t is not None and not isinstance(t, (Tensor, np.ndarray)):
+        if t is not None and not isinstance(t, Tensor):
             raise TypeError("save_for_backward can only save variables, but argument "
-                            f"{i} is of type {type(t).__name__}")
+                            f"{i} is of type {_type_name(t)}")
         if t is not None:
             for o in outputs:
                 if o is t:

@@ -134,12 +134,24 @@ class Node:
         return f"<{module}{type(self).__name__} object at {hex(id(self))}>"
 
 
-class _InputMetadata(collections.namedtuple("_InputMetadata", "shape dtype")):
-    """What a node knows of a gradient it receives (PyTorch's ``_InputMetadata``)."""
+class _InputMetadata:
+    """What a node knows of a gradient it receives (PyTorch's ``_InputMetadata``): ``shape``
+    is a list, as PyTorch gives it (``_shape``: the tuple)."""
 
-    __slots__ = ()
+    __slots__ = ("_shape", "dtype")
     device = property(lambda self: _cpu())
     is_nested_tensor = is_cpp_nested_tensor = False
+
+    def __init__(self, shape, dtype):
+        self._shape = shape
+        self.dtype = dtype
+
+    @property
+    def shape(self):
+        return None if self._shape is None else list(self._shape)
+
+    def __repr__(self):
+        return f"<torch._C._autograd._InputMetadata object at {hex(id(self))}>"
 
 
 def _cpu():
