@@ -132,15 +132,13 @@ def saved_one(ctx):
     """``ctx.saved_tensors[0]`` for a node that saved one tensor (a built-in op's backward:
     the same checks, without building the tuple)."""
     saved = ctx._saved
-    if ctx._forward_cls.clear_saved_tensors_on_access:
-        return ctx.saved_tensors[0]
-    if type(saved) is Tensor:
-        vc = saved._vcs  # (None: never bumped, version 0; see Tensor._vc)
-        if (0 if vc is None else vc[0]) == ctx._one_saved_ver:
-            return saved
-        return ctx.saved_tensors[0]
-    if type(saved) is tuple and len(saved) == 1:
-        return unpack_saved(saved[0], ctx)
+    if not ctx._forward_cls.clear_saved_tensors_on_access:
+        if type(saved) is Tensor:
+            vc = saved._vcs  # (None: never bumped, version 0; see Tensor._vc)
+            if (0 if vc is None else vc[0]) == ctx._one_saved_ver:
+                return saved
+        elif type(saved) is tuple and len(saved) == 1:
+            return unpack_saved(saved[0], ctx)
     return ctx.saved_tensors[0]
 
 

@@ -27,6 +27,7 @@ from ..ops import pooling as P
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..ops.conv import Convolution, ConvGeom, ConvTranspose
+from ..ops._arg_errors import parser_int
 from ..ops.inplace import inplace as _inplace
 from ..ops.linalg import linear, einsum
 from ..ops._util import invalid_arguments, not_a_tensor, number_argument, wrap_dim
@@ -1780,9 +1781,8 @@ _CONV_DEFAULTS = (None, 1, 0, 1, 1)  # bias, stride, padding, dilation, groups
 
 
 def _is_int(v):
-    """An int as PyTorch's parser reads one: Python/NumPy ints, not bools."""
-    return type(v) is int or isinstance(v, (int, np.integer)) and not isinstance(
-        v, (bool, np.bool_))
+    """An int as PyTorch's parser reads one: Python/NumPy ints, not bools (nor tensors)."""
+    return type(v) is int or parser_int(v, allow_tensor=False)
 
 
 _INT_TYPES = frozenset((int,))

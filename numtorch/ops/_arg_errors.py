@@ -196,7 +196,7 @@ def _params(sig):
     return out
 
 
-def _is_int(v, allow_tensor=True):
+def parser_int(v, allow_tensor=True):
     """Whether PyTorch's parser reads ``v`` as an int (no bool; a 0-dim integer tensor)."""
     if isinstance(v, bool):
         return False
@@ -212,7 +212,7 @@ def _bad_element(v):
     NOTE: PyTorch's parser takes a Python bool as an int after the first entry
     (``x.reshape(6, True)`` is ``(6, 1)``), never as the first."""
     for i, e in enumerate(v):
-        if not (_is_int(e) or i and type(e) is bool):
+        if not (parser_int(e) or i and type(e) is bool):
             return i
     return None
 
@@ -222,11 +222,11 @@ def _fits(kind, v):
     from .._tensor import Tensor
     from .. import _dtype as D
     if kind == "int":
-        return _is_int(v)
+        return parser_int(v)
     if kind == "tuple of ints":
         if type(v) in (list, tuple) or type(v).__name__ == "Size":
             return _bad_element(v) is None
-        return _is_int(v)  # a single int (int[N] parameters, varargs)
+        return parser_int(v)  # a single int (int[N] parameters, varargs)
     if kind == "Tensor":
         return isinstance(v, Tensor)
     if kind == "bool":
@@ -253,13 +253,13 @@ def _parse_raise(op, params, args, kwargs):
     call fits it)."""
     positional = [p for p in params if not p.kw_only]
     varargs = len(positional) == 1 and positional[0].kind == "tuple of ints"
-    if len(args) > len(positional) and not (varargs and _is_int(args[0])):
+    if len(args) > len(positional) and not (varargs and parser_int(args[0])):
         n = len(positional)
         return TypeError(f"{op}() takes {n} positional argument{'s' if n != 1 else ''} but "
                          f"{len(args)} {'was' if len(args) == 1 else 'were'} given")
     if varargs and len(args) > 1:
         for i, e in enumerate(args[1:], 2):
-            if not (_is_int(e) or type(e) is bool):
+            if not (parser_int(e) or type(e) is bool):
                 return TypeError(f"{op}(): argument '{positional[0].name}' failed to unpack the "
                                  f"object at pos {i} with error \"type must be tuple of ints,"
                                  f"but got {_tp(e)}\"")
@@ -272,7 +272,7 @@ def _parse_raise(op, params, args, kwargs):
         else:
             continue
         if v is None and p.none_ok or _fits(p.kind, v) and not (
-                op in _UNSIZED and p.kind == "tuple of ints" and _is_int(v) and
+                op in _UNSIZED and p.kind == "tuple of ints" and parser_int(v) and
                 not (varargs and i == 0 and args)):
             continue
         bad = _bad_element(v) if type(v) in (list, tuple) else None
@@ -293,7 +293,7 @@ def _plausible(params, args, kwargs):
     least = sum(1 for p in params if not p.optional)
     positional = [p for p in params if not p.kw_only]
     if len(positional) == 1 and positional[0].kind == "tuple of ints" and args and \
-            _is_int(args[0]):
+            parser_int(args[0]):
         return least <= n  # ``view(2, 3)``: the ints are the list
     return least <= n <= len(params)
 
@@ -303,7 +303,7 @@ def _bind(params, args, kwargs):
     or the keywords do not fit it (a method's unpacked ints bind to its one list)."""
     positional = [p for p in params if not p.kw_only]
     if len(positional) == 1 and positional[0].kind == "tuple of ints" and len(args) > 1:
-        if not _is_int(args[0]):
+        if not parser_int(args[0]):
             return None
         args = (tuple(args),)
     if len(args) > len(positional) or any(k not in {p.name for p in params} for k in kwargs):
@@ -329,7 +329,7 @@ def _unpack_error(op, params, args, kwargs):
         return False
     for p, v in bound:
         seq = type(v) in (list, tuple) or type(v).__name__ == "Size"
-        if p.kind == "tuple of ints" and seq and len(v) and _is_int(v[0]):
+        if p.kind == "tuple of ints" and seq and len(v) and parser_int(v[0]):
             bad = _bad_element(v)
             if bad:
                 return TypeError(f"{op}(): argument '{p.name}' failed to unpack the object at "

@@ -147,15 +147,9 @@ def int_argument(value, op=None, name="dim"):
     """``value`` as an int where PyTorch's parser reads an ``int`` (a NumPy integer, a 0-dim
     integer tensor); else the parser's TypeError for the user's call (``_arg_errors``).
     Call it only after a ``type(value) is int`` test has failed: it is the slow path."""
-    from .._tensor import Tensor
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, Tensor) and value.ndim == 0 and value._data.dtype.kind in "iu" and \
-            not value.requires_grad:
-        return int(value._data)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return int(value)
-    from ._arg_errors import bad_argument
+    from ._arg_errors import bad_argument, parser_int
+    if parser_int(value):
+        return int(getattr(value, "_data", value))  # (a 0-dim tensor: its array)
     raise bad_argument(TypeError(f"{op or 'dim'}(): argument '{name}' must be int, not "
                                  f"{tp_name(value)}"))
 

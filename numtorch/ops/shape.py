@@ -1074,13 +1074,13 @@ def _split_arguments(tensor, size, dim):
     """``(size, dim)`` of ``split`` as PyTorch's ``Tensor.split`` reads them: a one-element
     tensor is an int; a Python int (a bool too) calls ``split``, anything else
     ``split_with_sizes`` (a NumPy int is no list there); their parser errors otherwise."""
-    from ._arg_errors import _bad_element, _is_int, parse_error
+    from ._arg_errors import _bad_element, parser_int, parse_error
     if isinstance(size, Tensor) and size._data.size == 1:
         size = int(size._data.reshape(()))
     op = "split" if isinstance(size, int) else "split_with_sizes"
     ok = type(size) is int if op == "split" else (
         isinstance(size, (list, tuple)) and _bad_element(size) is None)
-    if ok and (type(dim) is int or _is_int(dim)):
+    if ok and (type(dim) is int or parser_int(dim)):
         return (size if op == "split" else [int(s) for s in size]), dim
     err = parse_error(op, _SPLIT_SIGNATURES[op], (tensor, size, dim), {})
     raise err if err is not None else AssertionError(f"split: no parser error for {size!r}")
