@@ -14,7 +14,7 @@ needs no gradient) reads as None, as there.
 >>> y.grad_fn._saved_self is x, y.grad_fn._saved_exponent
 (True, 2)
 """
-from .graph import freed_error, saved_entries
+from .graph import freed_error
 
 __all__ = ["saved_attr_properties"]
 
@@ -73,18 +73,17 @@ def _in_numel(i):
     return get
 
 
-def _in_strides(i):
-    """The strides of saved input ``i`` (its shape's contiguous strides once freed)."""
+def _mat_strides(k, i):
+    """The strides (in elements) of a matrix product's operand ``k`` (0 or 1; input ``i``)
+    where its gradient is needed (that gradient takes its layout), else (): what PyTorch
+    keeps."""
     def get(ctx):
-        saved = saved_entries(ctx)
-        e = saved[i] if type(saved) is tuple and len(saved) > i else None
-        if e is not None and e[0] == 0:  # an input saved as it is: (0, tensor, version)
-            return tuple(e[1].stride())
-        strides, acc = [], 1
-        for k in reversed(ctx._in_meta[i][0]):
-            strides.append(acc)
-            acc *= max(k, 1)
-        return tuple(reversed(strides))
+        strides = ctx.__dict__.get("strides")
+        st = strides[k] if strides is not None else None
+        if st is None:
+            return ()
+        size = ctx._in_meta[i][1].itemsize
+        return tuple(s // size for s in st)
     return get
 
 
@@ -101,9 +100,14 @@ _TABLE = {
     "SumBackward0": {"self_sym_sizes": _in_sizes(0)},
     "MeanBackward0": {"self_sym_numel": _in_numel(0), "self_sym_sizes": _in_sizes(0)},
     "ViewBackward0": {"self_sym_sizes": _in_sizes(0)},
-    "MmBackward0": {"mat2": _saved(1), "mat2_sym_sizes": _in_sizes(1),
-                    "mat2_sym_strides": _in_strides(1), "self": _saved(0),
-                    "self_sym_sizes": _in_sizes(0), "self_sym_strides": _in_strides(0)},
+    # (each operand is saved only for the other's gradient: ops.linalg._save_operands)
+    "MmBackward0": {"mat2": _saved(1, needs=0), "mat2_sym_sizes": _in_sizes(1),
+                    "mat2_sym_strides": _mat_strides(1, 1), "self": _saved(0, needs=1),
+                    "self_sym_sizes": _in_sizes(0), "self_sym_strides": _mat_strides(0, 0)},
+    "AddmmBackward0": {"alpha": _ctx_attr("alpha", 1), "beta": _ctx_attr("beta", 1),
+                       "mat1": _saved(0, needs=2), "mat1_sym_sizes": _in_sizes(1),
+                       "mat1_sym_strides": _mat_strides(0, 1), "mat2": _saved(1, needs=1),
+                       "mat2_sym_sizes": _in_sizes(2), "mat2_sym_strides": _mat_strides(1, 2)},
     # NOTE: dim as numtorch keeps it, made non-negative (PyTorch shows a negative dim as
     # its unsigned 64-bit value)
     "SoftmaxBackward0": {"dim": _ctx_attr("dim", None), "result": _saved(0)},

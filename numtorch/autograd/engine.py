@@ -25,6 +25,16 @@ _acc_pushes = itertools.count()
 _ACC_FIRST = -(2 ** 63)
 
 
+_OPS_BASE = []  # numtorch.ops._base, bound on the first backward (it imports this module)
+
+
+def _bind_ops_base():
+    """numtorch.ops._base, imported once: a function-level import costs ~1 µs each time."""
+    from ..ops import _base
+    _OPS_BASE.append(_base)
+    return _base
+
+
 def _prio(node):
     """Heap entry of a ready node: newest first, but AccumulateGrad before everything (PyTorch
     gives it sequence_nr UINT64_MAX), accumulators among themselves in the order they became
@@ -155,8 +165,8 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
     # first order with nothing interposed: built-in ops may run their array backward, and
     # gradients then pass between them as bare ndarrays (made Tensors where anything else
     # sees them: hooks, captures, other nodes, the leaves' .grad)
-    from ..ops import _base  # (an import cycle at module level)
-    arrays = not create_graph and _base._interpose is None
+    base = _OPS_BASE[0] if _OPS_BASE else _bind_ops_base()
+    arrays = not create_graph and base._interpose is None
     node = heappop(heap)[1] if heap else None
     g = None  # the carried gradient of ``node`` (then it has one output and no buffer)
     while node is not None:

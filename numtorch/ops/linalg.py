@@ -9,13 +9,18 @@ tensor([[4., 4., 4.],
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor
-from ._base import NULL_CTX as _NULL_CTX, BuiltinFunction
+from .._tensor import Tensor, _InferenceVC
+from ..autograd.grad_mode import STATE
+from ..autograd.graph import ANOMALY, _hook_stack, _sequence
+from . import _base
+from ._base import NULL_CTX as _NULL_CTX, _NO_EDGE, BuiltinFunction, _mark_view
 from .elementwise import number_array
 from ._util import infer_size, not_a_tensor, sum_to_shape_array, write_out
-from .shape import Squeeze, _viewable, expand, expand_shape
+from .shape import Squeeze, T, _viewable, expand, expand_shape
 
 _make = Tensor._make
+_new = object.__new__
+_FROM_NP = D._FROM_NP
 
 _NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
           "int32": "int", "int16": "short int", "int8": "signed char",
@@ -63,64 +68,96 @@ def _cj(t):
     return t
 
 
-def _col_major(t):
-    """Whether a matrix operand is stored transposed (a ``weight.t()`` view)."""
-    return _col_major_array(t._data)
+def _save_operands(ctx, a, b, first):
+    """Save what a matrix product's backward needs, as PyTorch does: each operand only for
+    the other one's gradient, and the strides of each operand whose own gradient is needed
+    (that gradient takes its layout: ``_mm_grads``). ``first``: the input position of ``a``.
+
+    So a ``weight.t()`` whose input needs no gradient is not saved, and changing the weight
+    in place before backward is no error, as in PyTorch."""
+    needs = ctx.needs_input_grad
+    na, nb = needs[first], needs[first + 1]
+    ctx.save_for_backward(a if nb else None, b if na else None)
+    ctx.strides = (a.strides if na else None, b.strides if nb else None)
 
 
-def _mm_grads(g, a, b, na, nb):
+def _transposed(ctx, first):
+    """For each matrix operand whose gradient is needed, whether it was stored transposed (a
+    ``weight.t()`` view: column-major, not row-major), from the strides forward kept."""
+    sa, sb = ctx.strides
+    meta = ctx._in_meta
+    return (sa is not None and _col_major(sa, meta[first]),
+            sb is not None and _col_major(sb, meta[first + 1]))
+
+
+def _col_major(strides, meta):
+    """Whether a matrix of these (byte) strides and (shape, dtype) ``meta`` is laid out
+    column by column and not row by row (NumPy's f_contiguous and not c_contiguous)."""
+    shape, dtype = meta
+    if len(shape) != 2:
+        return False
+    m, n = shape
+    size = dtype.itemsize
+    return m > 1 and n > 1 and strides == (size, size * m)
+
+
+def _mm_grads(g, a, b, na, nb, transposed):
     """``(g @ b^H, a^H @ g)``, each laid out like its operand, as PyTorch's mm backward:
     the gradient of a transposed operand is computed transposed, so that ``weight.t()``'s
-    backward hands ``weight`` a C-contiguous gradient (no strided updates in optimizers)."""
+    backward hands ``weight`` a C-contiguous gradient (no strided updates in optimizers).
+    ``transposed``: whether each operand was (``_transposed``)."""
     ga = gb = None
     if na:
-        ga = _mH(b.matmul(_mH(g))) if _col_major(a) else g.matmul(_mH(b))
+        ga = _mH(b.matmul(_mH(g))) if transposed[0] else g.matmul(_mH(b))
     if nb:
-        gb = _mH(_mH(g).matmul(a)) if _col_major(b) else _mH(a).matmul(g)
+        gb = _mH(_mH(g).matmul(a)) if transposed[1] else _mH(a).matmul(g)
     return ga, gb
 
 
 def _plain_arrays(d, a, b):
-    """The arrays of the saved operands when an array backward may run on them with the
-    gradient's array ``d``: all three real floating point of one dtype. None otherwise
-    (complex or mixed data)."""
-    x, y = a._data, b._data
+    """The arrays of the saved operands (None for one not saved) when an array backward may
+    run on them with the gradient's array ``d``: all real floating point of one dtype. None
+    otherwise (complex or mixed data)."""
     dt = d.dtype
-    if dt.kind != "f" or x.dtype is not dt or y.dtype is not dt:
+    if dt.kind != "f":
         return None
+    x = y = None
+    if a is not None:
+        x = a._data
+        if x.dtype is not dt:
+            return None
+    if b is not None:
+        y = b._data
+        if y.dtype is not dt:
+            return None
     return x, y
 
 
-def _mm_array_grads(g, a, b, na, nb):
+def _mm_array_grads(g, a, b, na, nb, transposed):
     """``_mm_grads`` on arrays: the very ``np.matmul`` calls the Tensor formula makes (``mT``
     is ``np.swapaxes``, the same view as ``.T``), on the same operand layouts, so the same
     bits; a transposed operand's gradient is computed transposed here too."""
     ga = gb = None
     if na:
-        ga = np.matmul(b, g.T).T if _col_major_array(a) else np.matmul(g, b.T)
+        ga = np.matmul(b, g.T).T if transposed[0] else np.matmul(g, b.T)
     if nb:
-        gb = np.matmul(g.T, a).T if _col_major_array(b) else np.matmul(a.T, g)
+        gb = np.matmul(g.T, a).T if transposed[1] else np.matmul(a.T, g)
     return ga, gb
 
 
-def _col_major_array(x):
-    """``_col_major`` of an array."""
-    f = x.flags
-    return x.ndim == 2 and f.f_contiguous and not f.c_contiguous
-
-
-def _batched_plain(g, a, b):
+def _batched_plain(g, a_shape, b_shape, saved):
     """Whether a batched matmul's Tensor formula (``matmul`` -> expand, reshape, bmm) would
-    hand ``np.matmul`` matrices with the strides of ``g``, ``a^T`` and ``b^T`` themselves:
-    one batch shape everywhere and every matrix dim at least 2 (a size-1 dim's stride is not
-    kept by a reshape, and may change which BLAS call NumPy makes)."""
+    hand ``np.matmul`` matrices with the strides of ``g`` and of the ``saved`` operands' ``^T``
+    themselves: one batch shape everywhere (the operands' shapes ``a_shape``, ``b_shape``) and
+    every matrix dim at least 2 (a size-1 dim's stride is not kept by a reshape, and may
+    change which BLAS call NumPy makes)."""
     batch = g.shape[:-2]
-    if not (a.ndim == b.ndim == g.ndim and a.shape[:-2] == batch and b.shape[:-2] == batch
-            and min(a.shape[-2:] + b.shape[-1:]) >= 2):
+    if not (len(a_shape) == len(b_shape) == g.ndim and a_shape[:-2] == batch and
+            b_shape[:-2] == batch and min(a_shape[-2:] + b_shape[-1:]) >= 2):
         return False
     # more than one batch dim: each operand must fold into one without a copy
     return g.ndim == 3 or all(
-        _viewable(x, (int(np.prod(x.shape[:-2])),) + x.shape[-2:]) for x in (g, a, b))
+        _viewable(x, (int(np.prod(x.shape[:-2])),) + x.shape[-2:]) for x in [g] + saved)
 
 
 def _dims(shape):
@@ -133,7 +170,7 @@ class Mm(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        _save_operands(ctx, a, b, 0)
         return np.matmul(a, b)
 
     @staticmethod
@@ -141,7 +178,7 @@ class Mm(BuiltinFunction):
         a, b = ctx.saved_tensors
         na, nb = ctx.needs_input_grad[:2]
         if g._data.ndim == 2:
-            return _mm_grads(g, a, b, na, nb)
+            return _mm_grads(g, a, b, na, nb, _transposed(ctx, 0))
         return (g.matmul(_mH(b)) if na else None), (_mH(a).matmul(g) if nb else None)
 
     @staticmethod
@@ -154,8 +191,9 @@ class Mm(BuiltinFunction):
         x, y = arrays
         na, nb = ctx.needs_input_grad[:2]
         if d.ndim == 2:
-            return _mm_array_grads(d, x, y, na, nb)
-        if _batched_plain(d, x, y):
+            return _mm_array_grads(d, x, y, na, nb, _transposed(ctx, 0))
+        meta = ctx._in_meta
+        if _batched_plain(d, meta[0][0], meta[1][0], [v for v in (x, y) if v is not None]):
             return (np.matmul(d, np.swapaxes(y, -2, -1)) if na else None), \
                 (np.matmul(np.swapaxes(x, -2, -1), d) if nb else None)
         return NotImplemented
@@ -456,7 +494,7 @@ def _addmm_array_grads(ctx, d):
         beta = ctx.beta
         gc = d if beta == 1 else np.multiply(d, number_array(beta, d.dtype))
         gc = sum_to_shape_array(gc, ctx.cshape)
-    ga, gb = _mm_array_grads(d, x, y, na, nb)
+    ga, gb = _mm_array_grads(d, x, y, na, nb, _transposed(ctx, 1))
     alpha = ctx.alpha
     if alpha != 1:
         z = number_array(alpha, d.dtype)
@@ -471,7 +509,7 @@ class Addmm(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, c, a, b, beta, alpha):
-        ctx.save_for_backward(a, b)
+        _save_operands(ctx, a, b, 1)
         ctx.beta, ctx.alpha, ctx.cshape = beta, alpha, c.shape
         if a.dtype == np.float16 and b.dtype == a.dtype and c.dtype == a.dtype:
             # NOTE: PyTorch's half gemm works in float32 (alpha, beta too), rounds once
@@ -494,7 +532,7 @@ class Addmm(BuiltinFunction):
         a, b = ctx.saved_tensors
         nc, na, nb = ctx.needs_input_grad[:3]
         gc = (g if ctx.beta == 1 else g * _cj(ctx.beta)) if nc else None
-        ga, gb = _mm_grads(g, a, b, na, nb)
+        ga, gb = _mm_grads(g, a, b, na, nb, _transposed(ctx, 1))
         if ctx.alpha != 1:
             ga = ga * _cj(ctx.alpha) if na else None
             gb = gb * _cj(ctx.alpha) if nb else None
@@ -664,6 +702,8 @@ def linear(input, weight, bias=None):
         dt = w.dtype
         if x.dtype is dt and b.dtype is dt and dt.kind == "f" and x.shape[1] == w.shape[1] \
                 and b.shape == (w.shape[0],):  # the usual call: every check below passes
+            if weight._rg and _plain_recording(input, weight, dt):
+                return _record_linear(input, weight, bias)
             return Addmm.apply(bias, input, weight.t(), 1, 1)
     if x.ndim == 0 or w.ndim == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
@@ -685,6 +725,81 @@ def linear(input, weight, bias=None):
             return Addmm.apply(bias, rows, wt, 1, 1).view(lead + (weight.shape[0],))
     out = matmul(input, wt)
     return out + bias if bias is not None else out
+
+
+def _plain_recording(x, w, dt):
+    """Whether ``_record_linear`` may record ``linear(x, w, b)``: grad mode on with nothing
+    interposed (forward AD, vmap, anomaly mode, saved-tensor hooks), ``w`` not a view, no
+    inference tensor to save, float32 or float64 (Addmm's half path rounds differently)."""
+    return (STATE.enabled and _base._interpose is None and not ANOMALY[0] and not _hook_stack
+            and w._view is None and (dt is _F32 or dt is _F64)
+            and type(x._vcs) is not _InferenceVC and type(w._vcs) is not _InferenceVC)
+
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_T_NEEDS = (True, False, False)  # TBackward0's: the weight, then its two dims
+
+
+def _record_linear(x, w, b):
+    """``Addmm.apply(b, x, w.t(), 1, 1)``, the graph the general path records for the usual
+    training call (a ``TBackward0`` view of ``w``, then ``AddmmBackward0``), in one step:
+    ``_apply_recorded``, both forwards and ``_finish`` folded, as ``record_unary`` does for
+    the unary ops (see ``_plain_recording`` for when; test_fast_paths compares the two).
+
+    >>> import numtorch as torch
+    >>> lin = torch.nn.Linear(3, 2)
+    >>> y = lin(torch.ones(4, 3))
+    >>> y.grad_fn.name(), y.grad_fn.next_functions[2][0].name()
+    ('AddmmBackward0', 'TBackward0')
+    """
+    xd, wd, bd = x._data, w._data, b._data
+    dt = _FROM_NP[wd.dtype]
+    # NOTE: _init_ctx and _init_node inlined for both nodes (test_fast_paths checks that
+    # every slot they set is set here too; anomaly mode, which swaps _init_node, is excluded).
+    # First the weight's transposed view and its node:
+    tnode = _new(T._backward_cls)
+    tnode.to_save = tnode._dirty = tnode._non_diff = tnode._x = None
+    tnode._saved = ()
+    tnode._materialize = True
+    fn = w._grad_fn
+    tnode.next_functions = ((fn, w._output_nr) if fn is not None else w._edge(),)
+    tnode._seq = next(_sequence)
+    tnode._in_meta = ((wd.shape, dt), None, None)
+    tnode.needs_input_grad = _T_NEEDS
+    tnode.d0, tnode.d1 = 0, 1
+    wtd = wd.swapaxes(0, 1)
+    tnode._out_meta = ((wtd.shape, dt),)
+    wt = _make(wtd, tnode, True)
+    _mark_view(wt, T, (w, 0, 1))
+    # the product's node
+    node = _new(Addmm._backward_cls)
+    node.to_save = node._dirty = node._non_diff = node._x = None
+    node._materialize = True
+    fn = b._grad_fn  # (the bias's edge first: a new accumulator takes a sequence number)
+    be = ((fn, b._output_nr) if fn is not None and b._view is None else b._edge()) \
+        if b._rg else _NO_EDGE
+    fn = x._grad_fn
+    xe = ((fn, x._output_nr) if fn is not None and x._view is None else x._edge()) \
+        if x._rg else _NO_EDGE
+    node.next_functions = (be, xe, (tnode, 0))
+    node._seq = next(_sequence)
+    node._in_meta = ((bd.shape, dt), (xd.shape, dt), (wtd.shape, dt), None, None)
+    node.needs_input_grad = (b._rg, x._rg, True, False, False)
+    node.beta, node.alpha, node.cshape = 1, 1, bd.shape
+    out = np.matmul(xd, wtd)
+    np.add(out, bd, out=out)
+    node._out_meta = ((out.shape, dt),)
+    t = _make(out, node, True)
+    # what _save_operands saves: the input for the weight's gradient; the weight's view (and
+    # the input's strides) only when the input needs a gradient too
+    xv = x._vcs
+    if x._rg:
+        node._saved = ((0, x, 0 if xv is None else xv[0]), (0, wt, wt._vcs[0]))
+        node.strides = (xd.strides, wtd.strides)
+    else:
+        node._saved = ((0, x, 0 if xv is None else xv[0]), None)
+        node.strides = (None, wtd.strides)
+    return t
 
 
 def _check_bias(bias, rows, features):

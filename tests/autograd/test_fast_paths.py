@@ -400,3 +400,124 @@ def test_compact_saved_input_keeps_every_check(torch, op):
     raw, = node._raw_saved_tensors
     raw.register_hooks(lambda t: t * 10, lambda t: t)
     assert node.saved_tensors[0].tolist() == [5.0, 10.0]
+
+
+# ---- F.linear's recording (ops.linalg._record_linear) ------------------------------------
+def _linear_summary(t):
+    """_node_summary of an addmm output, its TBackward0 input node summarised in place of its
+    identity, and that view's own slots (version counter shared with the weight)."""
+    s = list(_node_summary(t))
+    attrs = {k: getattr(t.grad_fn, k) for k in dir(t.grad_fn) if k.startswith("_saved_")}
+    s.append({k: (v._data.shape, v._data.strides) if isinstance(v, numtorch.Tensor) else v
+              for k, v in attrs.items()})
+    tnode, nr = t.grad_fn.next_functions[2]
+    wt = t.grad_fn.saved_tensors[1]
+    tsum = (type(tnode).__name__, tuple((id(n) if n is not None else None, k)
+                                        for n, k in tnode.next_functions),
+            tnode._in_meta, tnode._out_meta, tnode.needs_input_grad, dict(tnode.__dict__),
+            tnode._saved)
+    s[1] = s[1][:2] + ((tsum, nr),)
+    # kinds and versions (the weight's view is saved only when the input needs a gradient)
+    s[5] = tuple(e and e[:1] + (e[2],) for e in saved_entries(t.grad_fn))
+    view = wt is not None and (id(wt._base), wt._view, wt._view_ver, wt._vc is wt._base._vc,
+                               wt._data.strides, wt._extra)
+    return tuple(s), view, tnode._seq < t.grad_fn._seq
+
+
+LINEAR_CASES = {
+    "input-no-grad": lambda x, w, b: (x.detach(), w, b),
+    "input-leaf": lambda x, w, b: (x.detach().requires_grad_(), w, b),
+    "input-node": lambda x, w, b: (x * 2, w, b),
+    "input-view": lambda x, w, b: ((x * 2)[1:], w, b),
+    "bias-no-grad": lambda x, w, b: (x * 2, w, b.detach()),
+    "weight-node": lambda x, w, b: (x.detach(), w * 1, b),
+    "float64": lambda x, w, b: (x.detach().double(), w.double(), b.double()),
+}
+
+
+@pytest.mark.parametrize("case", list(LINEAR_CASES))
+def test_linear_records_what_addmm_records(case):
+    F = numtorch.nn.functional
+    x, w, b = _leaf(4, 3), _leaf(2, 3, seed=1), _leaf(2, seed=2)
+    x, w, b = LINEAR_CASES[case](x, w, b)
+    fast = F.linear(x, w, b)
+    general = numtorch.ops.linalg.Addmm.apply(b, x, w.t(), 1, 1)
+    assert _linear_summary(fast) == _linear_summary(general)
+    np.testing.assert_array_equal(fast._data, general._data)
+    for g in (fast, general):
+        g.sum().backward(retain_graph=True)  # (the two share the input's graph)
+    assert fast.grad_fn.next_functions[2][0]._saved == ()
+
+
+def test_linear_node_sets_every_slot_the_general_init_sets():
+    x, w, b = _leaf(4, 3) * 1, _leaf(2, 3, seed=1), _leaf(2, seed=2)
+    node = numtorch.nn.functional.linear(x, w, b).grad_fn
+    for n in (node, node.next_functions[2][0]):
+        ref = object.__new__(type(n))
+        ref._init_ctx()
+        ref._init_node(())
+        assert _slots_set(ref) <= _slots_set(n)
+
+
+def _linear_step(lib, mode):
+    """A linear layer under each recording context the fast path leaves to the general one."""
+    lib.manual_seed(0)
+    lin = lib.nn.Linear(3, 2)
+    x = lib.randn(4, 3, requires_grad=True)
+    if mode == "anomaly":
+        with lib.autograd.detect_anomaly():
+            y = lin(x)
+    elif mode == "hooks":
+        seen = []
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: seen.append(t.shape) or t,
+                                                    lambda t: t):
+            y = lin(x)
+        assert len(seen) == 2
+    elif mode == "half":
+        lin = lin.half()
+        y = lin(x.detach().half())
+    elif mode == "inference":
+        with lib.inference_mode():
+            x = lib.randn(4, 3)
+        y = lin(x)
+    else:
+        y = lin(x)
+    y.pow(2).sum().backward()
+    nodes = [type(n).__name__ for n, _ in y.grad_fn.next_functions]
+    return y, lin.weight.grad, lin.bias.grad, nodes, [type(n).__name__ for n, _ in
+                                                     y.grad_fn.next_functions[2][0]
+                                                     .next_functions]
+
+
+@pytest.mark.parametrize("mode", ["plain", "anomaly", "hooks", "half", "inference"])
+def test_linear_matches_torch_in_every_recording_mode(torch, mode):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # detect_anomaly's warning
+        # (an inference tensor cannot be saved: PyTorch's error)
+        check = check_error if mode == "inference" else check_same
+        check(lambda lib: _linear_step(lib, mode))
+
+
+@pytest.mark.parametrize("op", ["linear", "addmm", "mm"])
+def test_product_saves_an_operand_only_for_the_others_gradient(torch, op):
+    # as PyTorch: the weight (its view) is saved only when the input needs a gradient, so
+    # changing it in place before backward is an error only then
+    def fn(lib, input_grad):
+        lib.manual_seed(0)
+        lin = lib.nn.Linear(3, 2)
+        x = lib.randn(4, 3, requires_grad=input_grad)
+        if op == "linear":
+            y = lin(x)
+        elif op == "addmm":
+            y = lib.addmm(lin.bias, x, lin.weight.t())
+        else:
+            y = x.mm(lin.weight.t())
+        g = y.grad_fn
+        saved = (g._saved_mat1, g._saved_mat2) if op != "mm" else (g._saved_self, g._saved_mat2)
+        with lib.no_grad():
+            lin.weight.mul_(2)
+        y.pow(2).sum().backward()
+        return lin.weight.grad, saved
+    check_same(lambda lib: fn(lib, False))
+    check_error(lambda lib: fn(lib, True))
