@@ -201,6 +201,7 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
             # an instance-level _backward (anomaly mode wraps it so), which must run
             # instead. _check_grads's first check is inlined too.
             npb = node._np_fast if arrays else None
+            exact = False  # (an array backward's tuple the op declares exact: no check)
             if npb is None:
                 outs = node._forward_cls._backward_fn(
                     node, g if type(g) is Tensor else make(g, None, False))
@@ -209,6 +210,8 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
                 if outs is NotImplemented:
                     outs = node._forward_cls._backward_fn(
                         node, g if type(g) is Tensor else make(g, None, False))
+                else:
+                    exact = node._np_exact and type(outs) is tuple
             gi = None  # the first input's gradient, once known to need no check
             # (ndarrays only from a built-in op, whose npb is set: a user's backward must
             # return Tensors, and the general check raises PyTorch's error otherwise)
@@ -221,6 +224,8 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
                     outs = None  # (gi,), built below unless the chain shortcut takes gi
                 else:
                     outs = check(node, outs)
+            elif exact:
+                pass  # (entry i is edge i's; zip below stops at the last edge)
             elif type(outs) is tuple and len(outs) == 2 and outs[1] is None and \
                     (type(outs[0]) is Tensor or (type(outs[0]) is ndarray and npb is not None)):
                 # ``tensor (op) number``: a fine first gradient needs no check either

@@ -376,10 +376,14 @@ class FunctionMeta(type):
 
     def _bind_engine_calls(cls, np_fast):
         """What the engine's hot loop reads off a node's class: ``_np_fast`` (the array
-        backward) and ``_plain_call`` (the node runs ``_backward_fn(node, g)`` unboxed)."""
+        backward), ``_np_exact`` (the op declares its array backward's gradients exact: see
+        ``ops._base.BuiltinFunction``) and ``_plain_call`` (the node runs
+        ``_backward_fn(node, g)`` unboxed)."""
+        exact = np_fast is not None and cls.__dict__.get("_np_exact", _inherited_exact(cls))
         np_fast = None if np_fast is None else staticmethod(np_fast)
         for klass in (cls, cls._backward_cls):
             type.__setattr__(klass, "_np_fast", np_fast)
+        type.__setattr__(cls._backward_cls, "_np_exact", bool(exact))
         type.__setattr__(cls._backward_cls, "_plain_call", not cls.boxed_grads_call)
 
     def __setattr__(cls, name, value):
@@ -416,6 +420,15 @@ def _arrays_as_tensors(r):
     if type(r) is tuple:
         return tuple([Tensor._make(x, None, False) if type(x) is np.ndarray else x for x in r])
     return Tensor._make(r, None, False) if type(r) is np.ndarray else r
+
+
+def _inherited_exact(cls):
+    """``_np_exact`` from the class whose ``_np_backward`` ``cls`` runs (a subclass that
+    overrides ``backward`` has no array backward, so nothing to declare exact)."""
+    for klass in cls.__mro__:
+        if "backward" in klass.__dict__:
+            return klass.__dict__.get("_np_exact", False)
+    return False
 
 
 def _array_backward_of(cls):

@@ -67,6 +67,7 @@ class Node:
     # set on a Function's node class (function._FunctionMeta): its array backward, and
     # whether the engine may call its backward directly with one unboxed gradient
     _np_fast = None
+    _np_exact = False
     _plain_call = False
     _pre_hooks = _extra_field("pre_hooks")
     _post_hooks = _extra_field("post_hooks")

@@ -59,6 +59,12 @@ class BuiltinFunction(Function):
     _builtin = True
     _is_view = False
     _saves_operands = False  # Mul: ``record_binary`` saves operands as Mul.forward does
+    # True where every tuple the op's ``_np_backward`` returns is exact: one entry per
+    # argument, in order, each None or an array with its input's shape and dtype, and only
+    # Nones from the first argument without an edge on (so entry i is edge i's): nothing
+    # for the engine's gradient check to fix. The engine then skips that check; a subclass
+    # overriding ``backward`` loses its array backward, and with it this promise.
+    _np_exact = False
     _wrapped_scalars = ()  # arg positions where PyTorch wraps a Python scalar as a tensor
     _view_step = None  # multi-output views: (args, i) -> the (op, args) making output i
     _node_base = _BuiltinNode

@@ -506,6 +506,7 @@ def _addmm_array_grads(ctx, d):
 class Addmm(BuiltinFunction):
     """out = beta * c + alpha * (a @ b);  the sum of the mm and add gradients."""
     _backward_name = "AddmmBackward0"
+    _np_exact = True  # (the bias gradient summed to its shape; operands of one dtype)
 
     @staticmethod
     def forward(ctx, c, a, b, beta, alpha):

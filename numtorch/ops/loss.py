@@ -219,6 +219,7 @@ class NllLoss(BuiltinFunction):
     """loss_i = -w[t_i] x[i, t_i] (0 where t_i == ignore_index); mean divides by sum(w[t_i]).
     dx[i, t_i] = -w[t_i] * g (/ total weight)."""
     _backward_name = "NllLossBackward0"
+    _np_exact = True  # (its array backward: the plain (N, C) case only)
     _all_classes = False  # NllLossAllClasses: the caller checked no target is ignored
 
     @classmethod

@@ -1073,6 +1073,7 @@ def _saved_output(ctx, ga):
 class Softmax(BuiltinFunction):
     """out = exp(x) / sum(exp(x));  dx = out * (g - sum(g * out))."""
     _backward_name = "SoftmaxBackward0"
+    _np_exact = True
 
     @staticmethod
     def forward(ctx, x, dim):
@@ -1101,6 +1102,7 @@ class Softmax(BuiltinFunction):
 class LogSoftmax(BuiltinFunction):
     """out = x - logsumexp(x);  dx = g - exp(out) * sum(g)."""
     _backward_name = "LogSoftmaxBackward0"
+    _np_exact = True
 
     @staticmethod
     def forward(ctx, x, dim):

@@ -343,6 +343,7 @@ class Transpose(BuiltinFunction):
     """out = x with two dims swapped;  dx = g swapped back."""
     _backward_name = "TransposeBackward0"
     _is_view = True
+    _np_exact = True
 
     @staticmethod
     def forward(ctx, x, d0, d1):

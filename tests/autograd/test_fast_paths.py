@@ -521,3 +521,63 @@ def test_product_saves_an_operand_only_for_the_others_gradient(torch, op):
         return lin.weight.grad, saved
     check_same(lambda lib: fn(lib, False))
     check_error(lambda lib: fn(lib, True))
+
+
+# ---- array backwards declared exact (BuiltinFunction._np_exact) ---------------------------
+def _exact_cases():
+    t = numtorch.tensor
+    F = numtorch.nn.functional
+    x = _leaf(4, 3) * 1
+    w = _leaf(3, 5, seed=1)
+    yield "addmm-row-bias", lambda: numtorch.addmm(_leaf(5, seed=2), x, w)
+    yield "addmm-full-bias", lambda: numtorch.addmm(_leaf(4, 5, seed=2), x, w, beta=0.5,
+                                                    alpha=2.0)
+    yield "addmm-scalar-bias", lambda: numtorch.addmm(_leaf(seed=2), x, w)
+    yield "addmm-column-bias", lambda: numtorch.addmm(_leaf(4, 1, seed=2), x.detach(), w)
+    yield "addmm-float64", lambda: numtorch.addmm(_leaf(5, dtype=numtorch.float64), x.double(),
+                                                  w.double())
+    yield "linear", lambda: F.linear(x, _leaf(5, 3, seed=3), _leaf(5, seed=4))
+    yield "t", lambda: x.t()
+    yield "transpose-3d", lambda: _leaf(2, 3, 4).transpose(0, 2)
+    yield "t-0d", lambda: _leaf().t()
+    for red in ("mean", "sum", "none"):
+        yield f"nll-{red}", lambda red=red: F.nll_loss(x, t([0, 2, 1, 1]), reduction=red)
+        yield f"cross-entropy-{red}", lambda red=red: F.cross_entropy(x, t([0, 2, 1, 1]),
+                                                                      reduction=red)
+    for dim in (0, 1, -1):
+        yield f"softmax-{dim}", lambda dim=dim: x.softmax(dim)
+        yield f"log-softmax-{dim}", lambda dim=dim: F.log_softmax(x, dim)
+    yield "log-softmax-dtype", lambda: F.log_softmax(x, 1, dtype=numtorch.float64)
+
+
+@pytest.mark.parametrize("name,make", list(_exact_cases()), ids=[n for n, _ in _exact_cases()])
+def test_exact_array_backward_passes_the_check_it_skips(name, make):
+    # every gradient tuple an exact array backward returns is one the engine's check
+    # (function._all_fine: per input, None or its shape and dtype) accepts as it is
+    from numtorch.autograd.function import _all_fine
+    out = make()
+    node = out.grad_fn
+    while not type(node)._np_exact:  # (cross_entropy: log_softmax, then nll_loss)
+        node = node.next_functions[0][0]
+    rng = np.random.default_rng(0)
+    d = rng.standard_normal(node._out_meta[0][0]).astype(node._out_meta[0][1].np)
+    outs = node._np_fast(node, d)
+    assert outs is not NotImplemented
+    assert type(outs) is tuple and _all_fine(node, outs) is not None
+    edges = len(node.next_functions)
+    assert all(g is None for g in outs[edges:])
+
+
+def test_exact_is_lost_with_the_array_backward():
+    from numtorch.ops import linalg, shape
+
+    class MyT(shape.Transpose):
+        @staticmethod
+        def backward(ctx, g):
+            return g.transpose(ctx.d0, ctx.d1), None, None
+
+    assert type(_leaf(2, 3).t().grad_fn)._np_exact
+    assert not MyT._backward_cls._np_exact and MyT._backward_cls._np_fast is None
+    # a broadcasting matmul's gradients need the engine's reduction: not declared exact
+    assert not linalg.MatmulND._backward_cls._np_exact
+    assert not linalg.Mm._backward_cls._np_exact
