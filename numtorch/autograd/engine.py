@@ -170,6 +170,18 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
     node = heappop(heap)[1] if heap else None
     g = None  # the carried gradient of ``node`` (then it has one output and no buffer)
     while node is not None:
+        if type(node) is AccumulateGrad and arrays and node._x is None and not captures:
+            # NOTE: the usual leaf, its gradient an array in its buffer (an accumulator is
+            # never carried) and no hooks: AccumulateGrad's work done directly, no more
+            grads = pop(node, None)
+            if grads is not None and type(grads[0]) is ndarray and \
+                    not node.variable._leaf_hooks():
+                outs = gi = d = None  # the loop's other references to it (_leaf_grad)
+                node.variable._accumulate_grad(_leaf_grad(node, grads[0]), False)
+                node = heappop(heap)[1] if heap else None
+                continue
+            if grads is not None:
+                buffers[node] = grads  # (the general path below takes it)
         if g is None or captures or node._x is not None:
             grads = pop(node, None) if g is None else [g]
             if grads is None:
@@ -179,8 +191,9 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
                         node._x is None and not captures:
                     outs = gi = d = None  # the loop's other references to it (_leaf_grad)
                     grads[0] = _leaf_grad(node, grads[0])
-                else:
-                    _as_tensors(grads)
+                elif not (len(grads) == 1 and node._np_fast is not None and node._x is None
+                          and node._plain_call and not captures):
+                    _as_tensors(grads)  # (a node that runs its array backward takes arrays)
             if captures and node in captures:
                 grads = _capture(node, grads, captures[node], captured, needed, accumulate)
                 if grads is None:  # captured, not run
