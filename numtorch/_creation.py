@@ -521,6 +521,12 @@ def scalar_as(value, dtype):
     (np.uint8(247), np.int64(2))
     """
     dt = D.to_dtype(dtype)
+    if isinstance(value, (complex, np.complexfloating)) and not dt.is_complex and \
+            dt is not D.bool_:
+        if value.imag:  # NOTE: PyTorch counts a lost imaginary part as an overflow
+            raise RuntimeError("value cannot be converted to type "
+                               f"{_C10_NAMES.get(dt.name, dt.name)} without overflow")
+        value = float(value.real)
     if not isinstance(value, (bool, int, float)) or dt.is_complex or dt is D.bool_:
         return np.array(value).astype(dt.np)[()]
     if dt.category == D._INT:
@@ -712,8 +718,11 @@ def _steps(steps, op, args):
 
 
 def _check_not_bool(npdt, op):
-    if npdt == np.bool_:
-        raise NotImplementedError(f"\"{op}_cpu\" not implemented for 'Bool'")
+    """PyTorch's error for a dtype its ``op`` kernel has no version for: bool (and complex
+    for arange, whose kernel has only real ones)."""
+    if npdt == np.bool_ or op == "arange" and npdt.kind == "c":
+        raise NotImplementedError(f"\"{op}_cpu\" not implemented for "
+                                  f"'{D.SCALAR_NAMES[D._FROM_NP[npdt]]}'")
 
 
 def _range_default(start, end):

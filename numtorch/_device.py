@@ -124,10 +124,10 @@ def check_device(dev):
         if isinstance(dev, int):  # an accelerator's index
             raise RuntimeError("Cannot access accelerator device when none is available.")
         raise TypeError(f"expected a device, got {type(dev).__name__}")
-    if d.type == "cuda":  # what PyTorch's CPU build says
-        raise AssertionError("Torch not compiled with CUDA enabled")
+    if d.type in ("cuda", "xpu"):  # what PyTorch's CPU build says
+        raise AssertionError(f"Torch not compiled with {d.type.upper()} enabled")
     if d.type not in ("cpu", "meta"):
-        raise RuntimeError(f"numtorch supports only the CPU device; '{d}' is not available")
+        raise RuntimeError(f"PyTorch is not linked with support for {d.type} devices")
 
 
 class layout:

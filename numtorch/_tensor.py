@@ -327,6 +327,11 @@ class Tensor:
     def requires_grad(self, value):
         if type(value) is not bool:  # (PyTorch's setter: no int, no NumPy bool)
             raise RuntimeError("requires_grad must be a bool")
+        if value and self._grad_fn is None and not (self.dtype.is_floating_point or
+                                                    self.dtype.is_complex):
+            # (the setter's wording differs from requires_grad_()'s)
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
@@ -571,8 +576,9 @@ class Tensor:
         return t
 
     def detach_(self):
-        """Detach this tensor from the graph in place (it becomes a leaf)."""
-        if self._base is not None and self._base._rg:
+        """Detach this tensor from the graph in place (it becomes a leaf). A view cannot be
+        (PyTorch refuses any view, whether or not its base requires grad)."""
+        if self._base is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are "
                                "using DistributedDataParallel (DDP) for training, and "
                                "gradient_as_bucket_view is set as True, gradients are views of "
@@ -627,21 +633,9 @@ class Tensor:
                 hook(self)
         if not STATE.enabled:
             return
-        cf = self._extra and self._extra.get("cf_view")
-        if cf and len(cf) > 2:
-            raise RuntimeError(
-                f"Output {cf[0]} of {cf[1]} is a view and is being modified inplace. This view "
-                "is the output of a function that returns multiple views. Such functions do not "
-                "allow the output views to be modified inplace. You should replace the inplace "
-                "operation by an out-of-place one.")
-        if cf:
-            raise RuntimeError(
-                f"Output {cf[0]} of {cf[1]} is a view and is being modified inplace. This view "
-                "was created inside a custom Function (or because an input was returned as-is) "
-                "and the autograd logic to handle view+inplace would override the custom "
-                "backward associated with the custom Function, leading to incorrect gradients. "
-                "This behavior is forbidden. You can fix this by cloning the output of the "
-                "custom Function.")
+        if self._extra and "cf_view" in self._extra:
+            from .autograd._copy_slices import custom_view_error
+            raise custom_view_error(self)
         if self._extra is not None and "ng_view" in self._extra:
             from .autograd._copy_slices import no_grad_view_error
             raise no_grad_view_error(self)
@@ -688,6 +682,14 @@ class Tensor:
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
+
+    def __contains__(self, element):
+        """``element in t``: whether some entry equals ``element`` (broadcast), as PyTorch."""
+        import numbers
+        if not isinstance(element, (Tensor, numbers.Number)):
+            raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you "
+                               f"passed in a {type(element)}.")
+        return bool((element == self).any())
 
     def is_nonzero(self):
         """Whether the single element is nonzero (nan is), with ``bool()``'s errors."""

@@ -490,6 +490,7 @@ def matrix_power(A, n):
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """Frobenius, nuclear, 2-, 1- and inf-norms of matrices."""
+    dim = _matrix_norm_checks(A, ord, dim)
     if dtype is not None:
         A = A.to(dtype)
     if ord == "fro":
@@ -506,6 +507,28 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         out = _extreme(sums, keep_dim, ord in (1, float("inf")), shown)
         return out if keepdim else out.squeeze((d0, d1))
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+def _matrix_norm_checks(A, ord, dim):
+    """``dim`` as a tuple after PyTorch's checks of a matrix norm's arguments, in its order."""
+    if ord not in ("fro", "nuc", 1, -1, 2, -2, float("inf"), float("-inf")):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if A.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
+    if A._data.dtype.kind not in "fc":
+        from . import _dtype
+        raise RuntimeError("linalg.matrix_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_dtype.SCALAR_NAMES[A.dtype]}")
+    dim = (dim,) if isinstance(dim, int) else tuple(dim)
+    if len(dim) != 2:
+        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           + " ".join(map(str, dim)))
+    from .ops._util import wrap_dim
+    if wrap_dim(dim[0], A.ndim) == wrap_dim(dim[1], A.ndim):
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, "
+                           f"{dim[1]})")
+    return dim
 
 
 def _extreme(t, dim, largest, shown_dim):

@@ -8,7 +8,7 @@ from .graph import _CallableNode, _BACKWARD_SUFFIX, n_outputs as _n_out
 from .grad_mode import STATE
 
 __all__ = ["rebase_view", "replay_view", "refresh_view", "mark_no_grad_view",
-           "no_grad_view_error"]
+           "no_grad_view_error", "custom_view_error"]
 
 
 def replay_view(t, chain):
@@ -79,6 +79,12 @@ def rebase_view(view, fn, output_nr, input_nr):
 def refresh_view(view):
     """Give ``view`` a grad_fn from its base's current history (the base changed in place
     since the view's grad_fn was made)."""
+    if view._extra is not None and "cf_view" in view._extra:
+        # a custom Function's output view: regenerating its history would bypass the
+        # Function's backward (PyTorch's CreationMeta IN_CUSTOM_FUNCTION / MULTI_OUTPUT_NODE)
+        if STATE.enabled:
+            raise custom_view_error(view, indirect=True)
+        return
     if view._extra is not None and "ng_view" in view._extra:
         # no history to regenerate from: PyTorch forbids it (checked again while grad mode
         # is off, so the version stays the one the view was made at)
@@ -100,6 +106,26 @@ def _regenerate(view):
         STATE.enabled = prev
     view._grad_fn, view._output_nr, view._rg = fresh._grad_fn, 0, True
     view._view_ver = view._vc[0]
+
+
+def custom_view_error(view, indirect=False):
+    """PyTorch's RuntimeError for an in-place change of (``indirect``: the base of) a view
+    that a custom Function returned (``view._extra["cf_view"]``: its output index, the
+    Function's name and, when the Function returned several views, a third item)."""
+    cf = view._extra["cf_view"]
+    change = "its base or another view of its base has been" if indirect else "is being"
+    head = f"Output {cf[0]} of {cf[1]} is a view and {change} modified inplace. This view "
+    if len(cf) > 2:
+        return RuntimeError(
+            head + "is the output of a function that returns multiple views. Such functions "
+            "do not allow the output views to be modified inplace. You should replace the "
+            "inplace operation by an out-of-place one.")
+    return RuntimeError(
+        head + "was created inside a custom Function (or because an input was returned "
+        "as-is) and the autograd logic to handle view+inplace would override the custom "
+        "backward associated with the custom Function, leading to incorrect gradients. This "
+        "behavior is forbidden. You can fix this by cloning the output of the custom "
+        "Function.")
 
 
 # ---- views made while grad mode was off (PyTorch's CreationMeta NO_GRAD_MODE) ------------

@@ -149,3 +149,7 @@ class set_detect_anomaly:
 
     def __exit__(self, *args):
         set_anomaly_enabled(self.prev, self.prev_check_nan)
+
+from .._naming import use_torch_names  # noqa: E402
+
+use_torch_names(globals())  # set_detect_anomaly's repr names torch.autograd.anomaly_mode

@@ -170,3 +170,7 @@ def tangent_suffix(t):
         return []
     tan = _tangents.get_tangent(t, lvl)
     return [] if tan is None else [f"tangent={tan}"]
+
+from .._naming import use_torch_names  # noqa: E402
+
+use_torch_names(globals())  # dual_level prints as torch.autograd.forward_ad.dual_level

@@ -41,6 +41,33 @@ _CLEARED = object()  # saved tensors read once under clear_saved_tensors_on_acce
 _interpose = None
 
 
+class _FunctionBase:
+    """The C++ base PyTorch gives custom Functions and their nodes (``torch._C._FunctionBase``):
+    here only a name in their ``__mro__``, so that scripts printing or testing it see
+    PyTorch's class hierarchy."""
+
+    __slots__ = ()
+
+
+_FunctionBase.__module__ = "torch._C"  # where PyTorch's class lives (what __mro__ prints)
+
+
+class _HookMixin:
+    """``_register_hook``: add ``hook`` to a dict of hooks (made when None), keyed by the id of
+    the RemovableHandle returned with it."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def _register_hook(backward_hooks, hook):
+        from ..utils.hooks import RemovableHandle
+        if backward_hooks is None:
+            backward_hooks = {}
+        handle = RemovableHandle(backward_hooks)
+        backward_hooks[handle.id] = hook
+        return backward_hooks, handle
+
+
 class FunctionCtx:
     """Methods available on ``ctx`` inside ``forward``/``setup_context``/``backward``."""
 
@@ -142,7 +169,7 @@ def saved_one(ctx):
     return ctx.saved_tensors[0]
 
 
-class BackwardCFunction(FunctionCtx, Node):
+class BackwardCFunction(_FunctionBase, FunctionCtx, _HookMixin, Node):
     """The node a Function leaves in the graph; it is also that call's ``ctx``."""
 
     # (_one_saved_ver: the version of the one tensor of the compact ``_saved``, see
@@ -473,31 +500,19 @@ def _missing_backward(ctx, *grad_outputs):
 
 
 _FunctionMeta = FunctionMeta
+_ContextMethodMixin = FunctionCtx  # PyTorch's old name for it
 
 
-class Function(FunctionCtx, metaclass=FunctionMeta):
-    """Base class for custom differentiable operations (see the module docstring)."""
+class _SingleLevelFunction(_FunctionBase, FunctionCtx, _HookMixin, metaclass=FunctionMeta):
+    """What a Function defines for one level of autograd (PyTorch's split of ``Function``):
+    ``forward``, ``setup_context``, ``backward``/``vjp`` and ``jvp``."""
 
-    __slots__ = ("__dict__",)
-    generate_vmap_rule = False
+    __slots__ = ()
     clear_saved_tensors_on_access = False
-    _node_name = None  # name() where PyTorch's differs from the type name (CopyBackwards)
     boxed_grads_call = False
+    _node_name = None  # name() where PyTorch's differs from the type name (CopyBackwards)
     _builtin = False
     _np_fast = None  # the engine's array backward (see _array_backward_of)
-
-    def __init__(self, *args, **kwargs):
-        warnings.warn(
-            f"{self.__class__} should not be instantiated. Methods on autograd functions are "
-            "all static, so you should invoke them on the class itself. Instantiating an "
-            "autograd function will raise an error in a future version of PyTorch.",
-            DeprecationWarning, stacklevel=2)
-
-    def __call__(self, *args, **kwargs):
-        raise RuntimeError(
-            "Legacy autograd function with non-static forward method is deprecated. Please use "
-            "new-style autograd function with static forward method. (Example: "
-            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     @staticmethod
     def forward(*args, **kwargs):
@@ -526,6 +541,26 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         raise NotImplementedError(
             "You must implement the jvp function for custom autograd.Function to use it with "
             "forward mode AD.")
+
+
+class Function(_SingleLevelFunction):
+    """Base class for custom differentiable operations (see the module docstring)."""
+
+    __slots__ = ("__dict__",)
+    generate_vmap_rule = False
+
+    def __init__(self, *args, **kwargs):
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are "
+            "all static, so you should invoke them on the class itself. Instantiating an "
+            "autograd function will raise an error in a future version of PyTorch.",
+            DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            "new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     @staticmethod
     def vmap(info, in_dims, *args):
@@ -857,7 +892,7 @@ def _wrap_one(ctx, args, o, record):
         saved = ctx.to_save
         if saved:
             t = saved[0]
-            if len(saved) == 1 and (t is None or isinstance(t, Tensor)):
+            if len(saved) == 1 and (t is None or isinstance(t, Tensor) and t._base is None):
                 ctx.to_save = None
                 ctx._saved = (pack_saved(t, ctx, t is o and t._grad_fn is ctx),)
             else:
@@ -925,8 +960,21 @@ def _resolve_saved(ctx, outputs):
                 if o is t:
                     is_out = t._grad_fn is ctx
                     break
+            if t._base is not None and not t._rg:
+                _view_of_output(t)
         entries.append(pack_saved(t, ctx, is_out))
     ctx._saved = tuple(entries)
+
+
+def _view_of_output(t):
+    """A saved view made inside forward (grad mode off) of a tensor that has since become
+    a differentiable output: as in PyTorch, it now requires grad through its base, has no
+    grad_fn, and unpacking it after its base changed in place raises the no_grad-view error
+    (PyTorch's CreationMeta NO_GRAD_MODE)."""
+    ex = t._extra
+    if ex is not None and "ng_plain" in ex and t._base._rg:
+        t._rg = True
+        t._set_extra("ng_view", ex.pop("ng_plain"))
 
 
 def once_differentiable(fn):

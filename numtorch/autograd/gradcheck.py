@@ -885,4 +885,8 @@ def _make_module_callable():
     sys.modules[__name__].__class__ = _CallableModule
 
 
+# GradcheckError shows as torch.autograd.gradcheck.GradcheckError
+from .._naming import use_torch_names  # noqa: E402
+use_torch_names(globals())
+
 _make_module_callable()

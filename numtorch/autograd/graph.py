@@ -826,4 +826,7 @@ def _register_all(tensors, fn):
 # allow_mutation_on_saved_tensors is active (empty otherwise: one truth test per write).
 MUTATION_HOOKS = []
 
+from .._naming import use_torch_names  # noqa: E402
+use_torch_names(globals())  # type(handle) prints as torch.autograd.graph.saved_tensors_hooks
+
 from ._saved_mutation import allow_mutation_on_saved_tensors  # noqa: E402 (uses the above)

@@ -1013,6 +1013,54 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                          class_dim, nll)
 
 
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
+                         reduction="mean", ignore_index=None, label_smoothing=0.0,
+                         options=None):
+    """cross_entropy of ``linear(input, linear_weight, linear_bias)``; a weight of shape
+    (C, d_1, ..., d_K, in_features) gives K-dimensional logits (N, C, d_1, ..., d_K).
+
+    Only PyTorch's reference path (``options=None``) is provided: the chunked path raises.
+
+    >>> linear_cross_entropy(torch.ones(1, 2), torch.zeros(3, 2), torch.tensor([0]))
+    tensor(1.0986)
+    """
+    if options is not None:
+        raise NotImplementedError("numtorch does not provide the chunked path of "
+                                  "linear_cross_entropy (options=...); use options=None")
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError("expected linear_weight with dimensionality at least 2, got "
+                           f"{linear_weight.dim()}")
+    batch, in_features = tuple(input.shape[:-1]), input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError("expected equal input and linear_weight last dimensions "
+                           f"(in_features), got {input.shape[-1]} and "
+                           f"{linear_weight.shape[-1]}, respectively")
+    classes = (linear_weight.shape[0], *linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != classes:
+        raise RuntimeError(f"expected linear_bias shape {classes}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if len(classes) > 1 and not batch:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape "
+                           f"{tuple(linear_weight.shape)} requires batched input, "
+                           f"(N, {in_features}), got unbatched input with shape "
+                           f"{tuple(input.shape)}")
+    logits_shape = (*batch, *classes)
+    # same shapes mean class probabilities (cross_entropy's own test), where ignore_index
+    # has no meaning
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains "
+                           "probabilities")
+    size = math.prod(classes)
+    logits = linear(input, linear_weight.reshape(size, in_features),
+                    None if linear_bias is None else linear_bias.reshape(size))
+    return cross_entropy(logits.reshape(logits_shape), target, weight=weight,
+                         reduction=reduction,
+                         ignore_index=-100 if ignore_index is None else ignore_index,
+                         label_smoothing=label_smoothing)
+
+
 def _class_view(weight, ndim, class_dim):
     shape = [1] * ndim
     shape[class_dim] = weight.numel()
@@ -2940,12 +2988,22 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
                            f"{list(input.shape)}")
     _check_norm_param_shapes(shape, weight=weight)
     _floating_only(input, "rms_norm")
-    if eps is None:
-        eps = float(np.finfo(input._data.dtype).eps)
     dims = tuple(range(input.dim() - k, input.dim()))
     x = input.float() if input.dtype in (D.float16,) else input
-    out = (x * (x.pow(2).mean(dims, keepdim=True) + eps).rsqrt()).to(input.dtype)
-    return out * weight if weight is not None else out
+    if weight is not None and weight.dtype != input.dtype and "rms_norm dtype" not in _WARNED:
+        # PyTorch has no fused kernel for mixed dtypes: it warns (once, TORCH_WARN_ONCE)
+        _WARNED.add("rms_norm dtype")
+        warnings.warn(f"Mismatch dtype between input and weight: input dtype = "
+                      f"{D.CPP_NAMES[input.dtype]}, weight dtype = {D.CPP_NAMES[weight.dtype]}, "
+                      "Cannot dispatch to fused implementation. (Triggered internally at "
+                      "/__w/pytorch/pytorch/aten/src/ATen/native/layer_norm.cpp:346.)",
+                      UserWarning, stacklevel=2)
+    if eps is None:   # the math type's: float32's for float16 input
+        eps = float(np.finfo(x._data.dtype).eps)
+    # NOTE: the weight multiplies in the math type (or the weight's wider dtype) before the
+    # one cast back to the input's dtype, as PyTorch
+    out = x * (x.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+    return (out * weight if weight is not None else out).to(input.dtype)
 
 
 # ---- torch.native_* normalisation: the output and the statistics kept for backward --------

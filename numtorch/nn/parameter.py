@@ -25,6 +25,11 @@ class Parameter(Tensor):
         if not isinstance(data, Tensor):
             # NOTE: PyTorch's Parameter calls data.detach() (its error for a list or array)
             raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach'")
+        if type(requires_grad) is not bool:
+            # PyTorch's _make_subclass parser takes only a Python bool (not 1, np.bool_, None)
+            from ..ops._util import tp_name
+            raise TypeError(f"_make_subclass(): argument 'require_grad' (position 3) must be "
+                            f"bool, not {tp_name(requires_grad)}")
         self = object.__new__(cls)
         self._init_from(data._data, False)
         self._vc = data._vc
@@ -58,18 +63,38 @@ def _rebuild_parameter(data, requires_grad):
     return Parameter(Tensor._make(data, None, False), requires_grad)
 
 
-class Buffer(Tensor):
-    """Marks a tensor to be registered as a buffer when assigned to a Module attribute."""
+class _BufferMeta(type):
+    """``isinstance(t, Buffer)`` is true for the plain tensor a ``Buffer(...)`` call returns."""
 
-    __slots__ = ("persistent",)
+    def __instancecheck__(cls, instance):
+        if cls is Buffer and isinstance(instance, Tensor) and \
+                getattr(instance, "_is_buffer", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """Marks a tensor to be registered as a buffer when assigned to a Module attribute.
+
+    As PyTorch, ``Buffer(data)`` returns a plain Tensor (``data`` detached: same memory and
+    version counter, same requires_grad) carrying ``persistent`` and ``_is_buffer``; a module
+    then registers that very tensor.
+
+    >>> import numtorch as torch
+    >>> b = torch.nn.Buffer(torch.ones(2), persistent=False)
+    >>> type(b).__name__, isinstance(b, torch.nn.Buffer), b.persistent
+    ('Tensor', True, False)
+    """
+
+    __slots__ = ()
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
             data = Tensor._make(np.zeros((0,), np.float32), None, False)
-        self = object.__new__(cls)
-        self._init_from(data._data, data._rg)
-        self.persistent = persistent
-        return self
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
 
 
 class _Uninitialized:

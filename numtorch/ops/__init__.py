@@ -55,8 +55,8 @@ _METHODS = {
     R: ["sum", "mean", "nansum", "nanmean", "prod", "max", "min", "amax", "amin", "aminmax",
         "argmax", "argmin", "var", "std", "cumsum", "cumprod", "cummax", "cummin",
         "logsumexp", "softmax", "log_softmax", "norm", "all", "any", "count_nonzero"],
-    S: ["view", "reshape", "view_as", "reshape_as", "flatten", "unflatten", "ravel",
-        "permute", "transpose", "swapaxes", "swapdims", "t", "movedim", "moveaxis", "expand",
+    S: ["view", "view_as", "reshape_as", "flatten", "unflatten", "ravel",
+        "transpose", "swapaxes", "swapdims", "t", "movedim", "moveaxis", "expand",
         "expand_as", "broadcast_to", "squeeze", "unsqueeze", "select", "narrow", "diagonal",
         "clone", "contiguous", "split", "tensor_split", "chunk", "unbind", "fliplr",
         "flipud", "roll", "repeat", "tile", "repeat_interleave", "tril", "triu", "diag",
@@ -92,6 +92,8 @@ def _install():
     Tensor.where = lambda self, condition, other: E.where(condition, self, other)
     Tensor.flip = S.flip_method
     Tensor.tile = S.tile_method
+    Tensor.reshape = S.reshape_method  # (the function forms take one sequence, no ints)
+    Tensor.permute = S.permute_method
     Tensor.T = property(S.T_property)
     Tensor.mT = property(S.mT)
     Tensor.H = property(S.T_property)

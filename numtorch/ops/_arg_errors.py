@@ -97,6 +97,13 @@ SIGNATURES = {
     "logcumsumexp": ["(int dim)"],
     "diag": ["(int diagonal = 0)"],
     "diag_embed": ["(int offset = 0, int dim1 = -2, int dim2 = -1)"],
+    "masked_fill": ["(Tensor mask, Tensor value)", "(Tensor mask, Number value)"],
+    "masked_fill_": ["(Tensor mask, Tensor value)", "(Tensor mask, Number value)"],
+    "take": ["(Tensor index)"],
+    "max": ["()", "(Tensor other)", "(int dim, bool keepdim = False)"],
+    "min": ["()", "(Tensor other)", "(int dim, bool keepdim = False)"],
+    "masked_select": ["(Tensor mask)"],
+    "masked_scatter": ["(Tensor mask, Tensor source)"],
 }
 _OUT = ", *, Tensor out = None)"
 FUNCTION_SIGNATURES = {
@@ -157,6 +164,11 @@ FUNCTION_SIGNATURES = {
                      "torch.layout layout = None, torch.device device = None, bool pin_memory "
                      "= False)"],
 }
+for _op in ("max", "min"):
+    FUNCTION_SIGNATURES[_op] = [
+        "(Tensor input, *, Tensor out = None)", "(Tensor input, Tensor other" + _OUT,
+        "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)"]
+del _op
 FUNCTION_SIGNATURES["triu_indices"] = FUNCTION_SIGNATURES["tril_indices"]
 
 
@@ -395,9 +407,10 @@ def _wrapper_call(entry, caller):
     return loc["name"], (args[1:] if method else args), kwargs, method
 
 
-def _call_of(entry, caller):
+def _call_of(entry, caller, method=False):
     """The positional and keyword arguments ``caller`` passed to the function running in
-    ``entry``, read from the caller's CALL instruction (None when that is not plain)."""
+    ``entry``, read from the caller's CALL instruction (None when that is not plain). For a
+    ``method`` (``self`` first), a bound call ``x.op(a)`` counts no ``self``: it is added."""
     code, loc = entry.f_code, entry.f_locals
     names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
     star = code.co_varnames[len(names)] if code.co_flags & 0x04 else None
@@ -407,6 +420,8 @@ def _call_of(entry, caller):
     argc, kw = call
     npos = argc - len(kw)
     pos = [loc[n] for n in names[:code.co_argcount]]
+    if method:  # NOTE: read as bound (``Tensor.op(x, a)`` is rare): the count lacks self
+        npos += 1
     if star is not None:
         pos += list(loc[star])
     if npos > len(pos) or any(k not in loc for k in kw):
@@ -439,7 +454,7 @@ def bad_argument(fallback):
         else:
             code = entry.f_code
             method = code.co_varnames[:1] == ("self",)
-            args, kwargs = _call_of(entry, frame) or _guess_call(entry)
+            args, kwargs = _call_of(entry, frame, method) or _guess_call(entry)
             op = code.co_name
             if method:
                 args = args[1:]

@@ -132,7 +132,9 @@ class Elu(BuiltinFunction):
         ctx.save_for_backward(x)
         ctx.args = (alpha, scale, input_scale)
         neg = _libm.expm1(x * _s(x, input_scale)) * _s(x, alpha * scale)
-        return np.where(x > 0, x * _s(x, scale), neg)
+        # NOTE: PyTorch's forward gives a zero input (either sign) its scale * x: with a
+        # negative alpha the other branch would flip the zero's sign
+        return np.where(x >= 0, x * _s(x, scale), neg)
 
     @staticmethod
     def backward(ctx, g):

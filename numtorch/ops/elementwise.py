@@ -42,11 +42,17 @@ def operand(x, op="add"):
                     f"{type(x).__name__}")
 
 
+_UNSAVED = object()  # _save_pair's operand that backward will not need (saved as None)
+
+
 def _save_pair(ctx, a, b):
     """Save array operands; a Python-scalar operand is kept as a ctx attribute."""
     ctx.save_for_backward(a if type(a) is _ndarray else None,
                           b if type(b) is _ndarray else None)
-    if type(a) is not _ndarray:
+    if a is _UNSAVED:
+        if type(b) is not _ndarray:
+            ctx.scalar = b
+    elif type(a) is not _ndarray:
         ctx.scalar = a
     elif type(b) is not _ndarray:
         ctx.scalar = b
@@ -298,15 +304,25 @@ class Div(BuiltinFunction):
     @staticmethod
     def forward(ctx, a, b):
         dt = _true_div_dtype(a, b)
-        _save_pair(ctx, a, b)
+        if type(a) is _ndarray and not ctx.needs_input_grad[1]:
+            # as PyTorch: the dividend is saved only for the divisor's gradient (so changing
+            # it in place after ``x / 2`` is no error at backward)
+            _save_pair(ctx, _UNSAVED, b)
+        else:
+            _save_pair(ctx, a, b)
         if dt is _F16 and _cpu_scalar(b):
             return _half_scalar(np.true_divide, cast(a, dt), b)
         return np.true_divide(cast(a, dt), cast(b, dt))
 
     @staticmethod
     def backward(ctx, g):
-        a, b = _pair(ctx)
         na, nb = ctx.needs_input_grad[:2]
+        if nb:
+            a, b = _pair(ctx)
+        else:
+            a, b = saved_other_first(ctx)
+            if b is None:
+                b = ctx.scalar
         return (g / _cj(b) if na else None), (-g * _cj((a / b) / b) if nb else None)
 
     @staticmethod
@@ -324,7 +340,7 @@ class Div(BuiltinFunction):
                 return NotImplemented
             return (as_array(np.true_divide(d, cast(s, dt))) if na else None), None
         y = b._data
-        if a is None or y.dtype is not dt or a._data.dtype is not dt:
+        if y.dtype is not dt or (nb and (a is None or a._data.dtype is not dt)):
             return NotImplemented
         ga = as_array(np.true_divide(d, y)) if na else None
         gb = as_array(np.multiply(np.negative(d), np.true_divide(np.true_divide(a._data, y), y))) \
@@ -1186,12 +1202,35 @@ def _out(out, result):
     """Write ``result`` into the ``out=`` tensor (resizing it if needed) and return it."""
     if out is None:
         return result
+    if (result._rg or out._rg) and STATE.enabled:
+        raise _out_grad_error(result)
     if out._data.shape == result._data.shape:
         np.copyto(out._data, result._data, casting="unsafe")
     else:
         out._data = result._data.astype(out._data.dtype)
     out._vc[0] += 1
     return out
+
+
+_OUT_HELPERS = ("_out", "write_out", "_write_out", "write_out_pair", "write_result")
+
+
+def _out_grad_error(result):
+    """PyTorch's error for ``out=`` while an argument requires grad (with grad mode on). The
+    op is named by the public function that called ``_out`` or, where that is a generated
+    one (the unary ops' ``fn``), by the result's node (``SinBackward0`` -> ``sin``)."""
+    import re
+    import sys
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_name in _OUT_HELPERS:
+        frame = frame.f_back
+    name = frame.f_code.co_name if frame is not None else ""
+    if not name.isidentifier() or name in ("fn", "slow", "call", "wrapper") or name[0] == "_":
+        fn = result._grad_fn
+        base = re.sub(r"Backward\d*$", "", fn.name()) if fn is not None else "op"
+        name = re.sub(r"(?<!^)(?=[A-Z])", "_", base).lower()
+    return RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                        "differentiation, but one of the arguments requires grad.")
 
 
 def _tensor_first(input, other, op):
@@ -1567,6 +1606,8 @@ def clamp_max(input, max):
 
 def where(condition, input=None, other=None, *, out=None):
     """``input`` where ``condition`` holds, else ``other``; one argument: ``nonzero`` tuples."""
+    if not isinstance(condition, (Tensor, _ndarray)):
+        raise _where_invalid(condition, input, other)
     if input is None and other is None:
         from .indexing import nonzero
         return nonzero(condition, as_tuple=True)
@@ -1584,6 +1625,20 @@ def where(condition, input=None, other=None, *, out=None):
         dt = result_np(input, other)
         input = _make(np.asarray(input, dt), None, False)
     return _out(out, Where.apply(cond, input, other))
+
+
+_WHERE_SIGNATURES = ("(Tensor condition)",
+                     "(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)",
+                     "(Tensor condition, Number self, Tensor other)",
+                     "(Tensor condition, Tensor input, Number other)",
+                     "(Tensor condition, Number self, Number other)")
+
+
+def _where_invalid(condition, input, other):
+    """PyTorch's parser error for ``torch.where`` with a ``condition`` that is no Tensor."""
+    from ._util import invalid_arguments
+    args = (condition,) if input is None and other is None else (condition, input, other)
+    return invalid_arguments("where", args, {}, _WHERE_SIGNATURES)
 
 
 def _lerp_arrays(a, b, w):

@@ -30,7 +30,7 @@ def _convert_key(key):
     for k in key:
         if isinstance(k, Tensor):
             k = k._data
-            if k.dtype.kind in "fc":
+            if k.dtype.kind in "fc" or k.dtype.kind == "i" and k.dtype.itemsize < 4:
                 raise IndexError("tensors used as indices must be long, int, byte or bool "
                                  "tensors")
             if k.ndim == 0 and k.dtype.kind in "iu" and k.dtype != np.uint8:
@@ -355,7 +355,26 @@ def getitem(x, key):
             return AdvancedIndex.apply(_basic_name(split[0]).apply(x, split[0]), split[1])
         return AdvancedIndex.apply(x, nkey)
     except IndexError as e:
+        if _ellipses(nkey) > 1:
+            return getitem(x, _one_ellipsis(nkey, x._data.ndim))
         raise _index_error(e, x, nkey) from None
+
+
+def _ellipses(key):
+    return sum(1 for k in key if k is Ellipsis)
+
+
+def _one_ellipsis(key, ndim):
+    """``key`` with its several ellipses read as PyTorch reads them: each stands for the
+    dims no other entry takes; those running past the last dim are dropped."""
+    used = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else
+               0 if k is None or k is Ellipsis else 1 for k in key)
+    out = []
+    for k in key:
+        out.extend((slice(None),) * (ndim - used) if k is Ellipsis else (k,))
+    while sum(1 for k in out if k is not None) > ndim and out and out[-1] == slice(None):
+        out.pop()
+    return tuple(out)
 
 
 class IndexPut(BuiltinFunction):
@@ -430,6 +449,8 @@ def setitem(x, key, value):
         _check_put_dtype(target, tkey, v, False)
         inplace(target, lambda t: IndexPut.apply(t, tkey, v, False))
     except IndexError as e:
+        if _ellipses(nkey) > 1:
+            return setitem(x, _one_ellipsis(nkey, x._data.ndim), value)
         raise _index_error(e, x, nkey) from None
 
 
@@ -524,8 +545,18 @@ class Gather(BuiltinFunction):
         return scatter_add(zeros(ctx.shape, dtype=g.dtype), ctx.dim, index, g), None, None
 
 
+def tensor_argument(value, op, name, position):
+    """PyTorch's parser TypeError for ``value``, no Tensor, given where ``op`` takes one
+    (worded for the user's call, method or function form: ``_arg_errors.bad_argument``)."""
+    from ._util import not_a_tensor
+    from ._arg_errors import bad_argument
+    return bad_argument(not_a_tensor(op, value, name, position))
+
+
 def _check_index(index, op):
-    if not isinstance(index, Tensor) or index._data.dtype not in (np.int64, np.int32):
+    if not isinstance(index, Tensor):
+        raise tensor_argument(index, op, "index", 2)
+    if index._data.dtype not in (np.int64, np.int32):
         raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
 
 
@@ -610,6 +641,8 @@ def _wrap_negative(indices, size):
 
 
 def take_along_dim(input, indices, dim=None):
+    if not isinstance(indices, Tensor):
+        raise tensor_argument(indices, "take_along_dim", "indices", 1)
     if dim is None:  # (no negative indices here: PyTorch's gather of the flat tensor)
         return gather(input.reshape(-1), 0, indices.reshape(-1))
     d = wrap_dim(dim, input.ndim)
@@ -768,6 +801,8 @@ class IndexSelect(BuiltinFunction):
 
 
 def index_select(input, dim, index):
+    if not isinstance(index, Tensor):
+        raise tensor_argument(index, "index_select", "index", 2)
     if index._data.dtype not in (np.int64, np.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     if index.ndim > 1:
@@ -786,6 +821,8 @@ def index_select(input, dim, index):
 
 def masked_fill(input, mask, value):
     """``input`` with ``value`` where ``mask`` is True."""
+    if not isinstance(mask, Tensor):
+        _masked_fill_number(input, mask, None)  # (raises the parser's error)
     if mask._data.dtype != np.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{D.CPP_NAMES[mask.dtype]}")
@@ -794,22 +831,39 @@ def masked_fill(input, mask, value):
             raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but "
                                f"got tensor with {value.ndim} dimension(s).")
         return MaskedFillTensor.apply(input, mask, value)
-    if isinstance(value, (int, float)) and input._data.dtype.kind in "iu":
+    if not isinstance(value, (int, float)):
+        value = _masked_fill_number(input, mask, value)
+    elif input._data.dtype.kind in "iu":
         from .._creation import scalar_as
         scalar_as(value, input.dtype)  # PyTorch's overflow error
     return MaskedFill.apply(input, mask, value)
 
 
-def masked_fill_(input, mask, value):
-    """In-place ``masked_fill``."""
+_MASKED_FILL_SIGNATURES = ("(Tensor mask, Tensor value)", "(Tensor mask, Number value)")
+
+
+def _masked_fill_number(input, mask, value):
+    """A fill ``value`` that is no Python int or float: a complex (checked against
+    ``input``'s dtype) or a NumPy number; PyTorch's parser error for anything else."""
+    if isinstance(mask, Tensor) and isinstance(value, (complex, np.number, np.bool_)):
+        from .._creation import scalar_as
+        return scalar_as(value, input.dtype)
+    from ._util import invalid_arguments
+    from ._arg_errors import bad_argument
+    raise bad_argument(invalid_arguments("masked_fill", (mask, value), {},
+                                         _MASKED_FILL_SIGNATURES))
+
+
+def masked_fill_(self, mask, value):
+    """In-place ``masked_fill`` (``self``: the parser's errors name the method's form)."""
     from .inplace import inplace
-    if isinstance(mask, Tensor) and mask._data.shape != input._data.shape:
+    if isinstance(mask, Tensor) and mask._data.shape != self._data.shape:
         try:
-            np.broadcast_shapes(input._data.shape, mask._data.shape)
+            np.broadcast_shapes(self._data.shape, mask._data.shape)
         except ValueError as e:  # in place, PyTorch broadcasts the tensor first
             from ._base import _translate
-            raise _translate(e, (input._data, mask._data)) from None
-    return inplace(input, lambda t: masked_fill(t, mask, value))
+            raise _translate(e, (self._data, mask._data)) from None
+    return inplace(self, lambda t: masked_fill(t, mask, value))
 
 
 class MaskedFill(BuiltinFunction):
@@ -862,6 +916,8 @@ class MaskedSelect(BuiltinFunction):
 
 def masked_select(input, mask):
     """The elements of ``input`` where ``mask`` is True, as a 1-d tensor."""
+    if not isinstance(mask, Tensor):
+        raise tensor_argument(mask, "masked_select", "mask", 1)
     if mask._data.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     return MaskedSelect.apply(input, mask)
@@ -884,6 +940,8 @@ class Take(BuiltinFunction):
 
 def take(input, index):
     """Elements of the flattened ``input`` at ``index``."""
+    if not isinstance(index, Tensor):
+        raise tensor_argument(index, "take", "index", 1)
     n = input._data.size
     idx = index._data
     if idx.size and (idx.max() >= n or idx.min() < -n):

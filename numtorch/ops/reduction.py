@@ -26,7 +26,14 @@ def _dims_arg(dim, ndim):
     """Normalised reduction dims (all dims when ``dim`` is None or empty)."""
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
         return tuple(range(ndim))
-    dims = wrap_dims(dim, ndim)
+    try:
+        dims = wrap_dims(dim, ndim)
+    except TypeError:
+        # NOTE: PyTorch's parser reads a bool after a list's first entry as an int
+        if type(dim) not in (list, tuple) or type(dim[0]) is bool or \
+                bool not in [type(d) for d in dim]:  # (``any`` is this module's)
+            raise
+        dims = wrap_dims(tuple(int(d) if type(d) is bool else d for d in dim), ndim)
     return dims if ndim else ()  # a 0-dim tensor accepts dim 0 or -1: nothing to reduce
 
 
@@ -102,9 +109,9 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         raise not_a_tensor("sum", input) from None
     if dtype is not None and not isinstance(dtype, D.dtype):
         _check_dtype_arg("sum", dim, dtype, x.ndim)
-    if dim is None:
+    if dim is None and not keepdim:
         res = SumAll.apply(input, tuple(range(x.ndim)), False, dtype)
-    else:
+    else:  # (dim=None with keepdim: every dim, kept, as PyTorch's dim overload)
         res = Sum.apply(input, _reduction_dims("sum", dim, x.ndim), keepdim, dtype)
     return _write_out(out, res)
 
@@ -224,7 +231,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
         raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either "
                            "a floating point or complex dtype. Got: "
                            f"{_TYPE_NAMES.get(D._FROM_NP[npdt].name)}")
-    if dim is None:
+    if dim is None and not keepdim:
         return _write_out(out, MeanAll.apply(input, tuple(range(x.ndim)), False, npdt))
     return _write_out(out, Mean.apply(input, _reduction_dims("mean", dim, x.ndim), keepdim,
                                       npdt))
@@ -251,8 +258,7 @@ class Nansum(BuiltinFunction):
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum of elements over ``dim``, treating nan as zero."""
     dims = _dims_arg(dim, input.ndim)
-    return Nansum.apply(input, dims, keepdim if dim is not None else False,
-                        _sum_dtype(input._data.dtype, dtype))
+    return Nansum.apply(input, dims, keepdim, _sum_dtype(input._data.dtype, dtype))
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
@@ -311,8 +317,16 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product of elements over ``dim`` (all when None)."""
     npdt = _sum_dtype(input._data.dtype, dtype)
     if dim is None:
+        if keepdim:  # (only the int-dim overload takes keepdim)
+            _none_dim("prod")
         return ProdAll.apply(input, None, False, npdt)
-    return Prod.apply(input, wrap_dim(dim, input.ndim), keepdim, npdt)
+    return Prod.apply(input, wrap_dim(dim, input.ndim, "prod"), keepdim, npdt)
+
+
+def _none_dim(op):
+    """PyTorch's parser error for ``dim=None`` with a ``keepdim`` where ``dim`` is an int."""
+    from ._arg_errors import bad_argument
+    raise bad_argument(TypeError(f"{op}(): argument 'dim' must be int, not NoneType"))
 
 
 class MaxAll(BuiltinFunction):
@@ -388,8 +402,10 @@ def _minmax(input, dim, keepdim, other, op):
         fn = maximum if op == "max" else minimum
         return fn(input, dim if isinstance(dim, Tensor) else other)
     if dim is None:
+        if keepdim:  # (only the int-dim overload takes keepdim)
+            _none_dim(op)
         return (MaxAll if op == "max" else MinAll).apply(input, op)
-    d = wrap_dim(dim, input.ndim)
+    d = wrap_dim(dim, input.ndim, op)
     vals, idx = (MaxDim if op == "max" else MinDim).apply(input, d, keepdim, op)
     return getattr(return_types, op)(vals, idx)
 
@@ -1298,22 +1314,37 @@ def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
     """The vector ``ord``-norm over ``dim`` (all elements when None)."""
     if dtype is not None:
         input = input.to(dtype)
-    return VectorNorm.apply(input, float(ord), _dims_arg(dim, input.ndim), keepdim)
+    dims, p = _dims_arg(dim, input.ndim), float(ord)
+    if not input._data.size and dim is not None:
+        _check_empty_norm_dims(input, p, dim)
+    return VectorNorm.apply(input, p, dims, keepdim)
+
+
+def _check_empty_norm_dims(input, p, dim):
+    """PyTorch's error for a norm without an identity (p < 0, inf) over an empty dim that
+    the user named (the first such, as given)."""
+    if not (p < 0 or p == float("inf")):
+        return
+    for d in dim if isinstance(dim, (list, tuple)) else (dim,):
+        if input._data.shape[wrap_dim(d, input.ndim)] == 0:
+            shown = int(p) if p.is_integer() else p  # PyTorch prints -1, -3.5, inf
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on the "
+                               f"dimension {d}because this dimension is empty and the "
+                               "operation does not have an identity")
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    """``torch.norm``: Frobenius / vector p-norms, and the nuclear norm of matrices."""
-    if p == "fro" or p is None:
-        p = 2
-    if p == "nuc":  # a matrix norm over ``dim`` (the whole of a 2-d input when None)
+    """``torch.norm``: Frobenius / vector p-norms, and the nuclear norm of matrices.
+
+    As PyTorch's dispatch: 'fro' over at most two dims is the vector 2-norm; any other
+    string (or 'fro' over more dims) goes to ``linalg.matrix_norm``, which checks it."""
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            return vector_norm(input, 2, dim, keepdim, dtype=dtype)
         from ..linalg import matrix_norm
-        dims = tuple(range(input.ndim)) if dim is None else \
-            ((dim,) if isinstance(dim, int) else tuple(dim))
-        if len(dims) != 2:
-            raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
-                               + " ".join(map(str, dims)))
-        return matrix_norm(input, "nuc", dims, keepdim, dtype=dtype)
-    return vector_norm(input, p, dim, keepdim, dtype=dtype)
+        dims = tuple(range(input.ndim)) if dim is None else dim
+        return matrix_norm(input, p, dims, keepdim, dtype=dtype)
+    return vector_norm(input, 2 if p is None else p, dim, keepdim, dtype=dtype)
 
 
 # ---- boolean reductions -----------------------------------------------------------------
@@ -1325,7 +1356,7 @@ def all(input, dim=None, keepdim=False, *, out=None):
     # NOTE: an empty dim list reduces nothing here (sum's reduces everything)
     axis = None if dim is None else () if isinstance(dim, (tuple, list)) and not dim else \
         _dims_arg(dim, x.ndim)
-    res = as_array(np.all(x, axis=axis, keepdims=keepdim if dim is not None else False))
+    res = as_array(np.all(x, axis=axis, keepdims=keepdim))
     return _make(res if x.dtype != np.uint8 else res.astype(np.uint8), None, False)
 
 
@@ -1337,7 +1368,7 @@ def any(input, dim=None, keepdim=False, *, out=None):
     # NOTE: an empty dim list reduces nothing here (sum's reduces everything)
     axis = None if dim is None else () if isinstance(dim, (tuple, list)) and not dim else \
         _dims_arg(dim, x.ndim)
-    res = as_array(np.any(x, axis=axis, keepdims=keepdim if dim is not None else False))
+    res = as_array(np.any(x, axis=axis, keepdims=keepdim))
     return _make(res if x.dtype != np.uint8 else res.astype(np.uint8), None, False)
 
 

@@ -176,6 +176,9 @@ def _spread(index, dim, shape):
 def _index_args(input, dim, index, source, op):
     """The checked arguments of an ``index_*`` op, 0-dim ones made 1-d, negative indices
     wrapped (PyTorch's checks in its order, with each op's own wording)."""
+    if not isinstance(index, Tensor):
+        from .indexing import tensor_argument
+        raise tensor_argument(index, op, "index", 2)
     d = wrap_dim(dim, input.ndim)
     _CHECKS[op](input, d, index, source, op)
     n = input.shape[d] if input.ndim else 1
@@ -358,6 +361,9 @@ def put(input, index, source, accumulate=False):
 
 def masked_scatter(input, mask, source):
     """``input`` with the positions where ``mask`` holds filled, in order, from ``source``."""
+    if not isinstance(mask, Tensor):
+        from .indexing import tensor_argument
+        raise tensor_argument(mask, "masked_scatter", "mask", 1)
     if mask._data.dtype != np.bool_:
         raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with "
                            f"dtype {D.SCALAR_NAMES[mask.dtype]}")

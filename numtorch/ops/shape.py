@@ -140,8 +140,10 @@ def _viewable(x, shape):
         return False
 
 
-def view(input, *shape):
+def view(input, *shape, **kwargs):
     """A view of ``input`` with a new shape (or a reinterpretation as another dtype)."""
+    if kwargs or not shape:
+        return _view_keyword(input, shape, kwargs)
     if len(shape) == 1 and isinstance(shape[0], D.dtype):
         return _view_dtype(input, shape[0])
     try:
@@ -155,6 +157,19 @@ def view(input, *shape):
         from ._util import invalid_arguments
         raise invalid_arguments("view", shape, {}, _VIEW_SIGNATURES) from None
     return View.apply(input, _infer_shape(sizes, input._data.size))
+
+
+def _view_keyword(input, args, kwargs):
+    """``view(size=...)`` or ``view(dtype=...)``; PyTorch's parser error for other keywords."""
+    if not args and len(kwargs) == 1:
+        value = next(iter(kwargs.values()))
+        if "dtype" in kwargs and (isinstance(value, D.dtype) or type(value) is type and
+                                  value in (float, int, bool, complex)):
+            return _view_dtype(input, D.to_dtype(value))
+        if "size" in kwargs and isinstance(value, (list, tuple)):
+            return view(input, value)
+    from ._util import invalid_arguments
+    raise invalid_arguments("view", args, kwargs, _VIEW_SIGNATURES)
 
 
 def _view_dtype(input, dtype):
@@ -190,9 +205,32 @@ def _check_view_dtype(input, dtype):
                                    f"got {st}")
 
 
-def reshape(input, *shape):
+def reshape(input, *args, **kwargs):
+    """``torch.reshape(input, shape)``: ``shape`` is one sequence (an int is refused, as
+    PyTorch's parser refuses it); ``Tensor.reshape`` also takes the sizes unpacked.
+
+    >>> import numtorch as torch
+    >>> torch.reshape(torch.arange(6), (2, 3)).shape
+    torch.Size([2, 3])
+    """
+    return _reshape(input, _dims_argument("reshape", input, args, kwargs, False, "shape"))
+
+
+def reshape_method(self, *shape, **kwargs):
+    """``Tensor.reshape(*shape)``: the sizes as ints or as one sequence (or ``shape=``)."""
+    if kwargs or not shape or len(shape) > 1 and type(shape[0]) is not int:
+        shape = (_dims_argument("reshape", self, shape, kwargs, True, "shape"),)
+    try:
+        sizes = _shape_args(shape, "reshape", "shape")
+    except TypeError:  # (an entry that is no int: the parser's wording for the call)
+        _dims_argument("reshape", self, shape, kwargs, True, "shape")
+        raise
+    return _reshape(self, sizes)
+
+
+def _reshape(input, shape):
     """``input`` in a new shape: a view when the layout allows it, else a copy."""
-    shape = _infer_shape(_shape_args(shape, "reshape", "shape"), input._data.size, "reshape")
+    shape = _infer_shape(shape, input._data.size, "reshape")
     if _viewable(input._data, shape):
         if input._data.flags.c_contiguous:
             return View.apply(input, shape)
@@ -366,9 +404,23 @@ class T(Transpose):
     _backward_name = "TBackward0"
 
 
-def permute(input, *dims):
-    """Reorder the dims of ``input`` (a view)."""
-    dims = _shape_args(dims)
+def permute(input, *args, **kwargs):
+    """``torch.permute(input, dims)``: ``input`` with its dims reordered (a view); ``dims`` is
+    one sequence (``Tensor.permute`` also takes the dims unpacked).
+
+    >>> import numtorch as torch
+    >>> torch.permute(torch.zeros(2, 3), (1, 0)).shape
+    torch.Size([3, 2])
+    """
+    return _permute(input, _dims_argument("permute", input, args, kwargs, False))
+
+
+def permute_method(self, *dims, **kwargs):
+    """``Tensor.permute(*dims)``: the dims as ints or as one sequence (or ``dims=``)."""
+    return _permute(self, _dims_argument("permute", self, dims, kwargs, True))
+
+
+def _permute(input, dims):
     n = input.ndim
     if len(dims) != n:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
@@ -1263,34 +1315,36 @@ def flip_method(self, *dims, **kwargs):
     return _flip(self, _dims_argument("flip", self, dims, kwargs, True))
 
 
-def _dims_argument(op, input, args, kwargs, method):
-    """The one ``int[] dims`` argument of ``op`` (``flip``, ``tile``) as a tuple of ints, from
-    the call's ``args`` and ``kwargs`` (less ``input``). A method takes the ints unpacked
-    (``x.flip(0, 1)``); the function takes one sequence (``torch.flip(x, 1)`` is refused).
-    PyTorch's parser errors otherwise: a missing or doubled ``dims``, a float or a bool."""
-    from ._arg_errors import parse_error, _signatures
-    if "dims" in kwargs:
-        if args:
-            raise TypeError(f"{op}() got multiple values for argument 'dims'")
-        dims = kwargs["dims"]
-    elif not args:
-        raise TypeError(f'{op}() missing 1 required positional arguments: "dims"')
+def _dims_argument(op, input, args, kwargs, method, name="dims"):
+    """The one ``int[]`` argument ``name`` of ``op`` (``flip``, ``tile``, ``permute``,
+    ``reshape``) as a tuple of ints, from the call's ``args`` and ``kwargs`` (less ``input``).
+    A method takes the ints unpacked (``x.flip(0, 1)``); the function takes one sequence
+    (``torch.flip(x, 1)`` is refused). PyTorch's parser errors otherwise: a missing or
+    doubled argument, a float or a bool."""
+    if not args and name not in kwargs:  # (checked before the keywords, as PyTorch does)
+        raise TypeError(f'{op}() missing 1 required positional arguments: "{name}"')
+    if kwargs:
+        if name in kwargs:
+            if args:
+                raise TypeError(f"{op}() got multiple values for argument '{name}'")
+            dims = kwargs[name]
+        for k in kwargs:
+            if k != name:
+                raise TypeError(f"{op}() got an unexpected keyword argument '{k}'")
     else:
         dims = args if method and not isinstance(args[0], (list, tuple)) else args[0]
-    for k in kwargs:
-        if k != "dims":
-            raise TypeError(f"{op}() got an unexpected keyword argument '{k}'")
     if isinstance(dims, (list, tuple)) and (len(args) < 2 or dims is args) and \
             all(type(d) is int for d in dims):
         return tuple(dims)
+    from ._arg_errors import parse_error, _signatures
     err = parse_error(op, _signatures(op, method), args if method else (input,) + args,
                       kwargs)
     if err is not None:
         raise err
     if isinstance(dims, (list, tuple)):  # (a bool after the first entry is an int there)
-        return tuple(int(d) if i and type(d) is bool else int_argument(d, op, "dims")
+        return tuple(int(d) if i and type(d) is bool else int_argument(d, op, name)
                      for i, d in enumerate(dims))
-    return (int_argument(dims, op, "dims"),)
+    return (int_argument(dims, op, name),)
 
 
 def _flip(input, dims):

@@ -710,3 +710,7 @@ def _debug_context_and_cb():
     def context_fn():
         return forward_log, recompute_log
     return context_fn, unpack_error_cb
+
+from .._naming import use_torch_names  # noqa: E402
+
+use_torch_names(globals())  # CheckpointError shows as torch.utils.checkpoint.CheckpointError

@@ -38,3 +38,7 @@ class RemovableHandle:
 
     def __exit__(self, *exc):
         self.remove()
+
+from .._naming import use_torch_names  # noqa: E402
+
+use_torch_names(globals())  # type(handle) prints as torch.utils.hooks.RemovableHandle

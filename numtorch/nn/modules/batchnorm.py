@@ -12,7 +12,7 @@ from .. import init
 from ._factory import new_param
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]
 
 
 class _NormBase(Module):
@@ -124,3 +124,57 @@ class BatchNorm2d(_BatchNorm):
 class BatchNorm3d(_BatchNorm):
     """Batch norm over (N, C, D, H, W) input."""
     _dims = (5,)
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch norm over (N, C, *) input whose batch statistics would be shared across processes.
+
+    numtorch has no process groups (``torch.distributed`` is never initialised), so, as
+    PyTorch does in a single process, the forward is plain batch norm; ``process_group`` is
+    only kept.
+
+    >>> import numtorch as torch
+    >>> torch.nn.SyncBatchNorm(3)(torch.tensor([[1.0, 2.0, 3.0], [3.0, 2.0, 1.0]]))
+    tensor([[-1.0000,  0.0000,  1.0000],
+            [ 1.0000,  0.0000, -1.0000]], grad_fn=<NativeBatchNormBackward0>)
+    """
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, process_group=None, device=None, dtype=None, *,
+                 bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats,
+                         device=device, dtype=dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def _check_non_zero_input_channels(self, input):
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        self._check_non_zero_input_channels(input)
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """``module`` with every ``BatchNorm*D`` layer replaced by a SyncBatchNorm sharing its
+        parameters and running statistics (a BatchNorm ``module`` itself gives a new layer)."""
+        out = module
+        if isinstance(module, _BatchNorm):
+            out = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
+                                module.track_running_stats, process_group,
+                                bias=module.bias is not None)
+            if module.affine:
+                out.weight, out.bias = module.weight, module.bias
+            out.running_mean, out.running_var = module.running_mean, module.running_var
+            out.num_batches_tracked = module.num_batches_tracked
+            out.training = module.training
+            if hasattr(module, "qconfig"):
+                out.qconfig = module.qconfig
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out

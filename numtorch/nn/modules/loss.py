@@ -4,7 +4,10 @@
 >>> torch.nn.CrossEntropyLoss()(torch.zeros(1, 2), torch.tensor([1]))
 tensor(0.6931)
 """
+import math
+
 from .. import functional as F
+from .linear import Linear
 from .module import Module
 
 __all__ = ["L1Loss", "NLLLoss", "NLLLoss2d", "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss",
@@ -12,7 +15,7 @@ __all__ = ["L1Loss", "NLLLoss", "NLLLoss2d", "PoissonNLLLoss", "GaussianNLLLoss"
            "MultiLabelMarginLoss", "SmoothL1Loss", "HuberLoss", "SoftMarginLoss",
            "CrossEntropyLoss", "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss",
            "MarginRankingLoss", "MultiMarginLoss", "TripletMarginLoss",
-           "TripletMarginWithDistanceLoss", "CTCLoss"]
+           "TripletMarginWithDistanceLoss", "CTCLoss", "LinearCrossEntropyLoss"]
 
 
 class _Loss(Module):
@@ -312,3 +315,51 @@ class CTCLoss(_Loss):
     def forward(self, log_probs, targets, input_lengths, target_lengths):
         return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
                           self.reduction, self.zero_infinity)
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """Cross entropy of the logits an inner ``Linear(in_features, C * prod(out_features))``
+    makes of the input (see ``F.linear_cross_entropy``); the weight is stored flat and
+    reshaped to (C, *out_features, in_features) in forward.
+
+    >>> LinearCrossEntropyLoss(4, 3)
+    LinearCrossEntropyLoss(
+      in_features=4, num_classes=3, out_features=(), bias=False, reduction=mean, \
+ignore_index=None, label_smoothing=0.0, options=None
+      (linear): Linear(in_features=4, out_features=3, bias=False)
+    )
+    """
+
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None,
+                 dtype=None, reduction="mean", weight=None, ignore_index=None,
+                 label_smoothing=0.0, options=None):
+        if weight is not None and weight.shape != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got "
+                               f"{tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError("expected label_smoothing to be in range [0, 1], got "
+                               f"{label_smoothing}")
+        super().__init__(weight=weight, reduction=reduction)
+        self.num_classes, self.out_features = num_classes, out_features
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
+        # flat (C * prod(out_features), in_features): Linear takes no K-dimensional weight
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes),
+                             bias=bias, device=device, dtype=dtype)
+        self.options = options
+
+    def forward(self, input, target):
+        weight = self.linear.weight.reshape(
+            (self.num_classes, *self.out_features, self.linear.in_features))
+        bias = None if self.linear.bias is None else \
+            self.linear.bias.reshape((self.num_classes, *self.out_features))
+        return F.linear_cross_entropy(input, weight, target, linear_bias=bias,
+                                      weight=self.weight, reduction=self.reduction,
+                                      ignore_index=self.ignore_index,
+                                      label_smoothing=self.label_smoothing,
+                                      options=self.options)
+
+    def extra_repr(self):
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")

@@ -278,9 +278,6 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer "
                             f"'{name}' (torch Tensor or None required)")
-        if isinstance(tensor, Buffer):
-            persistent = tensor.persistent
-            tensor = Tensor._make(tensor._data, None, False)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -333,7 +330,7 @@ class Module:
                 raise TypeError(f"cannot assign '{_qualname(value)}' as buffer '{name}' "
                                 "(torch.nn.Buffer, torch.Tensor or None expected)")
             if isinstance(value, Buffer):   # register_buffer refuses a name already in use
-                self.register_buffer(name, value)
+                self.register_buffer(name, value, value.persistent)
             else:
                 d["_buffers"][name] = value
         else:

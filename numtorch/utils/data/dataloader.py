@@ -98,8 +98,8 @@ class DataLoader(Generic[T_co]):
         self._dataset_kind = "iterable" if isinstance(dataset, IterableDataset) else "map"
         if self._dataset_kind == "iterable":
             _check_iterable_options(shuffle, sampler, batch_sampler)
-        sampler, batch_sampler = self._samplers(dataset, batch_size, shuffle, sampler,
-                                                batch_sampler, drop_last, generator)
+        sampler, batch_sampler, batch_size, drop_last = self._samplers(
+            dataset, batch_size, shuffle, sampler, batch_sampler, drop_last, generator)
         self.batch_size, self.drop_last = batch_size, drop_last
         self.sampler, self.batch_sampler = sampler, batch_sampler
         self.generator = generator
@@ -110,6 +110,8 @@ class DataLoader(Generic[T_co]):
 
     def _samplers(self, dataset, batch_size, shuffle, sampler, batch_sampler, drop_last,
                   generator):
+        """(sampler, batch_sampler, batch_size, drop_last); a custom batch_sampler makes the
+        loader's batch_size None and drop_last False, as PyTorch reports them."""
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None:
@@ -130,7 +132,7 @@ class DataLoader(Generic[T_co]):
         if batch_size is not None and batch_sampler is None:
             batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         self.__dict__["_batch_size_for_checks"] = batch_size
-        return sampler, batch_sampler
+        return sampler, batch_sampler, batch_size, drop_last
 
     @property
     def _auto_collation(self):
