@@ -167,6 +167,28 @@ def add_(x, other, alpha=1):
     return x
 
 
+def descend_(t, g, lr):
+    """``t -= lr * g`` for a Tensor ``t`` and an array ``g``: ``add_(t._data, g, -lr)`` (one
+    rounding) and the change counted. The usual call (a verified BLAS axpy for the dtype, the
+    same shape and dtype, contiguous, no overlap) takes one axpy with the checks inline: the
+    plain SGD step of every parameter."""
+    y = t._data
+    dt = y.dtype
+    axpy = _AXPY.get(dt)
+    a = dt.type(-lr)
+    n = y.size
+    if axpy is not None and g.dtype is dt and g.shape == y.shape and a != 0 and \
+            math.isfinite(a) and 0 < n <= _BLAS_MAX and (n <= _CHUNK or _one_blas_thread()):
+        fy, fg = y.flags, g.flags
+        if fy.c_contiguous and fg.c_contiguous and fy.writeable and fy.aligned and \
+                fg.aligned and not np.may_share_memory(g, y):
+            axpy(g.reshape(-1), y.reshape(-1), a=a)
+            bump(t)
+            return
+    add_(y, g, -lr)
+    bump(t)
+
+
 def add(x, other, alpha=1):
     return add_(x.copy(), other, alpha)
 

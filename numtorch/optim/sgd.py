@@ -53,6 +53,9 @@ class SGD(Optimizer):
         """One update of every parameter that has a gradient; returns closure()'s loss."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
+            if group["weight_decay"] == 0 and group["momentum"] == 0 and not group["maximize"]:
+                _plain_steps(group)
+                continue
             for p in group["params"]:
                 if p.grad is not None:
                     self._update(p, group)
@@ -75,6 +78,17 @@ class SGD(Optimizer):
             grad = K.add(grad, buf._data, momentum) if group["nesterov"] else buf._data
         K.add_(p._data, grad, -lr)
         K.bump(p)
+
+
+def _plain_steps(group):
+    """``p -= lr * grad`` for every parameter of ``group`` that has a gradient (no weight
+    decay, momentum or maximize: ``_update``'s plain case, in one loop)."""
+    lr = to_scalar(group["lr"])
+    for p in group["params"]:
+        # (``p.grad``'s warning for a non-leaf, read only where it can apply)
+        g = p._grad if p._grad_fn is None else p.grad
+        if g is not None:
+            K.descend_(p, g._data, lr)
 
 
 def _closure_loss(closure):

@@ -226,3 +226,53 @@ def test_one_blas_thread_reads_openblas_variables_in_its_order(monkeypatch, env,
     monkeypatch.setattr(K, "_ONE_THREAD", [])
     monkeypatch.setattr(K.os, "cpu_count", lambda: 8)
     assert K._one_blas_thread() is one
+
+
+_DESCEND_CASES = {
+    "float32": lambda rng: (rng.standard_normal((7, 5)).astype(F32), None),
+    "float64": lambda rng: (rng.standard_normal((7, 5)), None),
+    "float16": lambda rng: (rng.standard_normal((7, 5)).astype(np.float16), None),
+    "0-d": lambda rng: (np.array(F32(1.5)), None),
+    "strided-param": lambda rng: (rng.standard_normal((7, 10)).astype(F32)[:, ::2], None),
+    "strided-grad": lambda rng: (rng.standard_normal((7, 5)).astype(F32),
+                                 rng.standard_normal((7, 10)).astype(F32)[:, ::2]),
+    "grad-is-param": lambda rng: (rng.standard_normal((7, 5)).astype(F32), "same"),
+    "long": lambda rng: (rng.standard_normal(K._CHUNK * 2 + 5).astype(F32), None),
+}
+
+
+@pytest.mark.parametrize("lr", [0.01, 0.0, -1.0, float("inf")])
+@pytest.mark.parametrize("case", list(_DESCEND_CASES))
+def test_descend_is_add_with_minus_lr(case, lr):
+    # SGD's plain step (descend_: the axpy with its checks inline) rounds as add_ does, on
+    # every layout, and falls back where the axpy cannot serve
+    rng = np.random.default_rng(0)
+    y, g = _DESCEND_CASES[case](rng)
+    if isinstance(g, str):  # ("same")
+        g = y
+    elif g is None:
+        g = rng.standard_normal(y.shape).astype(y.dtype)
+    want = K.add_(y.copy(), g.copy() if g is not y else y.copy(), -lr)
+    t = numtorch.from_numpy(y)
+    before = t._version
+    with np.errstate(all="ignore"):
+        K.descend_(t, g, lr)
+    assert _bits(t._data) == _bits(want) and t._version == before + 1
+
+
+def test_sgd_plain_step_matches_torch(torch):
+    def fn(lib):
+        lib.manual_seed(0)
+        model = lib.nn.Sequential(lib.nn.Linear(4, 3), lib.nn.Tanh(), lib.nn.Linear(3, 2))
+        unused = lib.nn.Parameter(lib.ones(2))  # no gradient: left as it is
+        lr = lib.tensor(0.05)  # a tensor learning rate
+        opt = lib.optim.SGD([{"params": model[0].parameters()},
+                             {"params": list(model[2].parameters()) + [unused], "lr": lr}],
+                            lr=0.1)
+        for _ in range(3):
+            opt.zero_grad()
+            model(lib.randn(5, 4)).pow(2).sum().backward()
+            opt.step()
+        return [p.detach().clone() for p in model.parameters()], unused
+    from helpers import check_same
+    check_same(fn)
