@@ -20,7 +20,7 @@ from .storage import (TypedStorage, data_ptr as _data_ptr, root_array as _root_a
                       storage_of as _storage_of, warn_typed_storage_removal)
 from .autograd.grad_mode import INFERENCE_BLOCKS as _INFERENCE_BLOCKS, STATE
 from .autograd.graph import AccumulateGrad, MUTATION_HOOKS
-from .autograd.engine import OWNED_GRAD
+from .autograd.engine import OWNED_GRAD, same_layout as _same_layout
 
 __all__ = ["Tensor"]
 
@@ -43,13 +43,6 @@ class _InferenceVC(list):
 _INF_INPLACE_MSG = ("Inplace update to inference tensor outside InferenceMode is not allowed."
                     "You can make a clone to get a normal tensor before doing inplace update."
                     "See https://github.com/pytorch/rfcs/pull/17 for more details.")
-
-
-def _same_layout(g, var):
-    """Whether array ``g`` is laid out as ``.grad`` of a leaf with data ``var`` must be."""
-    if var.flags.c_contiguous:
-        return g.flags.c_contiguous
-    return var.flags.f_contiguous and g.flags.f_contiguous
 
 
 def _grad_copy(g, var):

@@ -174,12 +174,13 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
             # NOTE: the usual leaf, its gradient an array in its buffer (an accumulator is
             # never carried) and no hooks: AccumulateGrad's work done directly, no more
             grads = pop(node, None)
-            if grads is not None and type(grads[0]) is ndarray and \
-                    not node.variable._leaf_hooks():
-                outs = gi = d = None  # the loop's other references to it (_leaf_grad)
-                node.variable._accumulate_grad(_leaf_grad(node, grads[0]), False)
-                node = heappop(heap)[1] if heap else None
-                continue
+            if grads is not None and type(grads[0]) is ndarray:
+                ex = node.variable._extra
+                if ex is None or ("hooks" not in ex and "post_acc" not in ex):
+                    outs = gi = d = None  # the loop's other references to it
+                    _accumulate_array(node.variable, grads)
+                    node = heappop(heap)[1] if heap else None
+                    continue
             if grads is not None:
                 buffers[node] = grads  # (the general path below takes it)
         if g is None or captures or node._x is not None:
@@ -369,19 +370,46 @@ _COUNTS_REFS = sys.implementation.name == "cpython" and sys.version_info < (3, 1
 
 def _leaf_grad(node, a):
     """A leaf's incoming gradient array as a Tensor, marked ``OWNED_GRAD`` when nothing but
-    the engine references the array (nor its memory, for a view: then only this view holds
-    its base), it can be written and no hook sees it: the leaf's first ``.grad`` may then be
-    it, uncopied. The caller holds one reference (its g, or its grads list), no other."""
+    the engine references the array (``_sole``) and no hook sees it: the leaf's first
+    ``.grad`` may then be it, uncopied. The caller holds one reference (its g, or its grads
+    list), no other."""
     t = _function.Tensor._make(a, None, False)
-    # references: the caller's, this a, t._data, getrefcount's argument
-    if _COUNTS_REFS and sys.getrefcount(a) == 4 and a.flags.writeable and \
-            not node.variable._leaf_hooks():
-        base = a.base
-        # a view's base: referenced by the view only (and here: base, getrefcount's argument)
-        if base is None or (type(base) is np.ndarray and sys.getrefcount(base) == 3 and
-                            base.size == a.size):
-            t._extra = OWNED_GRAD
+    # references: the caller's, this a, t._data, _sole's a, getrefcount's argument
+    if _sole(a, 5) and not node.variable._leaf_hooks():
+        t._extra = OWNED_GRAD
     return t
+
+
+def _accumulate_array(var, grads):
+    """AccumulateGrad's work for leaf ``var`` without hooks, its gradient the array
+    ``grads[0]`` (the caller's only reference): the first ``.grad`` is that array itself
+    when nothing else references it and it is laid out as ``var`` (as ``_leaf_grad`` then
+    ``Tensor._accumulate_grad`` would make it, in one step), else copied or added."""
+    a = grads[0]
+    # references: grads[0], this a, _sole's a, getrefcount's argument
+    if var._grad is None and _sole(a, 4) and same_layout(a, var._data):
+        var._grad = _function.Tensor._make(a, None, False)
+    else:
+        var._accumulate_grad(_function.Tensor._make(a, None, False), False)
+
+
+def same_layout(g, var):
+    """Whether array ``g`` is laid out as ``.grad`` of a leaf with data ``var`` must be."""
+    if var.flags.c_contiguous:
+        return g.flags.c_contiguous
+    return var.flags.f_contiguous and g.flags.f_contiguous
+
+
+def _sole(a, held):
+    """Whether array ``a`` has only the ``held`` references its caller counted (getrefcount's
+    argument included) and can be written; for a view, whether only it holds its base and
+    spans all of it (nothing else can see that memory)."""
+    if not (_COUNTS_REFS and sys.getrefcount(a) == held and a.flags.writeable):
+        return False
+    base = a.base
+    # a view's base: referenced by the view only (and here: base, getrefcount's argument)
+    return base is None or (type(base) is np.ndarray and sys.getrefcount(base) == 3 and
+                            base.size == a.size)
 
 
 def _sum(a, b):
