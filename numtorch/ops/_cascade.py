@@ -33,6 +33,8 @@ import math
 
 import numpy as np
 
+from .._threads import get_num_threads
+
 __all__ = ["torch_sum", "column_sums", "vec_sum_lastdim", "VEC_LANES", "nll_sum",
            "running_sum"]
 
@@ -59,7 +61,7 @@ def _sum_in_order(x, dims, npdt, keepdim):
     """``torch_sum`` of a non-empty float32/float64 array past its shortcuts."""
     nd = x.ndim
     if len(dims) == nd and x.flags.c_contiguous:  # (the common full sum, straight through)
-        out = _inner(x.reshape(1, -1))
+        out = _full_sum(x.reshape(-1))
         return out.reshape((1,) * nd if keepdim else ())
     dims = tuple(sorted(d % nd for d in dims)) if nd else ()
     out = _ordered_sum(x, dims)
@@ -107,7 +109,7 @@ def _ordered_sum(x, dims):
     """The sum in PyTorch's order as a flat array of outputs, or None where not replayed."""
     if len(dims) == x.ndim:  # everything, in memory order (how PyTorch's iterator walks it;
         # torch_sum took the C-contiguous case)
-        return _inner(x.T.reshape(1, -1)) if x.flags.f_contiguous else None
+        return _full_sum(x.T.reshape(-1)) if x.flags.f_contiguous else None
     if not x.flags.c_contiguous:
         return None
     if dims != tuple(range(dims[0], dims[-1] + 1)):
@@ -159,6 +161,27 @@ def _runs_sum(x, dims):
     else:
         rows = _row_sum(z.transpose(2, 0, 1))
     return running_sum(rows, axis=1, start_zero=True)
+
+
+GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE: below it a reduction runs on one thread
+
+
+def _full_sum(v):
+    """The sum of the contiguous 1-D array ``v`` as a 1-element array, as PyTorch's
+    ``parallel_reduce`` gives it: with ``GRAIN_SIZE`` elements or more and more than one
+    intra-op thread, its two-pass reduction (each of ``min(threads, ceil(n / GRAIN_SIZE))``
+    threads sums an equal block, as ``at::parallel_for`` splits it, into its slot of a
+    zeroed buffer of one slot per thread; then that buffer is summed), else one pass."""
+    n = v.size
+    threads = get_num_threads()
+    if n < GRAIN_SIZE or threads == 1:
+        return _inner(v.reshape(1, -1))
+    used = min(threads, -(-n // GRAIN_SIZE))
+    block = -(-n // used)
+    slots = np.zeros((1, threads), v.dtype)
+    for t in range(used):
+        slots[0, t] = _inner(v[t * block:(t + 1) * block].reshape(1, -1))[0]
+    return _inner(slots)
 
 
 def _inner(x):

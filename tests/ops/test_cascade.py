@@ -161,3 +161,24 @@ def test_cross_entropy_and_log_softmax_close_to_pytorch_bits(torch):
             numtorch.from_numpy(z), numtorch.from_numpy(y)).item() == \
             torch.nn.functional.cross_entropy(torch.from_numpy(z), torch.from_numpy(y)).item()
     assert same >= 34
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 4])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_full_sums_past_the_grain_split_as_pytorch_threads_do(torch, threads, dtype):
+    # from at::internal::GRAIN_SIZE (32768) elements on, PyTorch sums a full reduction in
+    # blocks, one per thread, then the blocks' sums: the bits depend on the thread count
+    before = (torch.get_num_threads(), numtorch.get_num_threads())
+    torch.set_num_threads(threads)
+    numtorch.set_num_threads(threads)
+    try:
+        for n in (32767, 32768, 32769, 65536, 65537, 98305, 200003):
+            x = _data((n,), dtype, n)
+            for a in (x, x.reshape(-1, 1) if n % 2 else x.reshape(2, -1)):
+                for f in (a, np.asfortranarray(a)):
+                    want, got = torch.from_numpy(f), numtorch.from_numpy(f)
+                    assert np.array_equal(got.sum().numpy(), want.sum().numpy()), (n, f.shape)
+                    assert np.array_equal(got.mean().numpy(), want.mean().numpy()), n
+    finally:
+        torch.set_num_threads(before[0])
+        numtorch.set_num_threads(before[1])
