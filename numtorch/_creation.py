@@ -27,12 +27,63 @@ def _finish(data, requires_grad=False, device=None, out=None, op=None):
     if out is not None:
         return _into_out(out, data, op)
     t = _make(data, None, False)
-    if requires_grad:
+    if requires_grad is not False and (requires_grad is True or _requires_grad_arg(requires_grad)):
         if data.dtype.kind not in "fc":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")
         t._rg = True
     return t
+
+
+# The factories whose parser takes no None for requires_grad (``bool requires_grad``, not
+# TensorOptions' optional one)
+_STRICT_REQUIRES_GRAD = ("tensor", "new_tensor", "range")
+
+
+def _requires_grad_arg(value):
+    """``requires_grad=value`` (neither True nor False) of the factory the user is calling:
+    False for None where PyTorch's parser takes it, else the parser's TypeError naming that
+    factory (read from the frames, as ``ops._arg_errors.bad_argument`` does: an error path)."""
+    op, args, kwargs = _factory_call()
+    if value is None and op not in _STRICT_REQUIRES_GRAD:
+        return False
+    sigs = _OVERLOADS.get(op)
+    if sigs is None:
+        from . import _random_factories as RF
+        sigs = RF.REQUIRES_GRAD_OVERLOADS.get(op)
+    if sigs is not None and args is not None:
+        from ._random_factories import _invalid_combination
+        raise _invalid_combination(op, args, kwargs, sigs)
+    from .ops._util import tp_name
+    raise TypeError(f"{op}(): argument 'requires_grad' must be bool, not {tp_name(value)}")
+
+
+def _factory_call():
+    """``(op, args, kwargs)`` of the user's call into numtorch now running (args None when
+    the call cannot be read back)."""
+    import sys
+    from .ops import _arg_errors as A
+    frame, entry = sys._getframe(2), None
+    while frame is not None and frame.f_code.co_filename.startswith(A._PACKAGE_DIR):
+        entry, frame = frame, frame.f_back
+    if entry is None:
+        return "tensor", None, {}
+    op = entry.f_code.co_name
+    method = entry.f_code.co_varnames[:1] == ("self",)
+    if op == "new" and "kind" in entry.f_locals:  # Tensor.new_zeros/new_ones/new_full/...
+        op = "new_" + entry.f_locals["kind"]
+    op = op.rstrip("_") if op == "range_" else op
+    try:
+        found = A._wrapper_call(entry, frame) if frame is not None else None
+        if found is not None:  # a ``*args, **kwargs`` wrapper (torch.empty_strided ...)
+            return found[0], found[1], found[2]
+        call = A._call_of(entry, frame, method) if frame is not None else None
+    except Exception:  # an unusual frame: the message lists no arguments
+        call = None
+    if call is None:
+        return op, None, {}
+    args, kwargs = call
+    return op, tuple(args[1:] if method else args), kwargs
 
 
 def _out_dtype(out, dtype, op=None, args=None):
@@ -365,6 +416,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     >>> asarray([1.5, 2], dtype=D.int64)
     tensor([1, 2])
     """
+    if requires_grad is not None and type(requires_grad) is not bool:
+        _requires_grad_arg(requires_grad)
     check_device(device)
     dt = None if dtype is None else D.to_dtype(dtype)
     if isinstance(obj, (Tensor, np.ndarray)):
@@ -633,6 +686,8 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     >>> arange(3)
     tensor([0, 1, 2])
     """
+    if requires_grad is not False and requires_grad is not True:
+        _requires_grad_arg(requires_grad)  # (checked before the arguments are rewritten)
     given = (start,) if end is None else (start, end) if step == 1 else (start, end, step)
     dtype = _out_dtype(out, dtype, "arange", given)
     start, end, step = _num(start), _num(end), _num(step)
@@ -664,6 +719,8 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
 
 def range_(start, end, step=1, *, dtype=None, device=None, requires_grad=False, out=None):
     """Deprecated ``torch.range``: like arange but includes ``end``; float by default."""
+    if requires_grad is not False and requires_grad is not True:
+        _requires_grad_arg(requires_grad)  # (the parser's error comes before the warning)
     warnings.warn("torch.range is deprecated and will be removed in a future release because "
                   "its behavior is inconsistent with Python's range builtin. Instead, use "
                   "torch.arange, which produces values in [start, end).", UserWarning,

@@ -5,7 +5,7 @@ _SUBMODULES = ("nn", "optim", "func", "linalg", "fft", "special", "testing", "cu
                "distributions", "jit", "hub", "onnx", "mps", "amp", "overrides", "types",
                "library", "serialization", "storage", "multiprocessing", "distributed",
                "profiler", "export", "sparse", "masked", "signal", "random", "version",
-               "accelerator")
+               "accelerator", "_C")
 
 
 class NotProvidedError(AttributeError, NotImplementedError):

@@ -53,7 +53,8 @@ _TORCH_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short
 # the C++ type names that caffe2::TypeMeta prints in the random_ bounds messages
 _CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
               "int16": "short int", "int32": "int", "int64": "long int",
-              "float16": "c10::Half", "float32": "float", "float64": "double"}
+              "float16": "c10::Half", "float32": "float", "float64": "double",
+              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 # the names c10's checked conversion prints (randperm's "n too large" check)
 _CONVERT_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
                   "int64": "int64_t"}
@@ -324,6 +325,10 @@ class Generator:
         # PyTorch's class is torch._C.Generator, which prints as the default object repr
         return f"<torch._C.Generator object at 0x{id(self):x}>"
 
+    def __getattr__(self, name):
+        # only reached when normal lookup fails: PyTorch's C type names itself in full
+        raise AttributeError(f"'torch._C.Generator' object has no attribute '{name}'")
+
     # ---- seeding and state
 
     def manual_seed(self, seed):
@@ -400,6 +405,8 @@ class Generator:
         Raises the errors PyTorch raises: TypeError for a non-uint8 array, RuntimeError for
         a wrong size or an invalid twister state.
         """
+        if not hasattr(state, "__array__"):     # a Tensor, or an array at the array level
+            raise TypeError(f"expected a torch.ByteTensor, but got {type(state).__name__}")
         arr = np.asarray(state)
         if arr.dtype != np.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")

@@ -30,7 +30,7 @@ def _type_name(v):
     if isinstance(v, D.dtype):
         return "torch.dtype"
     if isinstance(v, R.Generator):
-        return "torch.Generator"
+        return "torch._C.Generator"      # the C type's full name
     from .ops._util import tp_name
     return tp_name(v)
 
@@ -39,7 +39,8 @@ def _invalid_combination(op, args, kwargs, signatures):
     """PyTorch's TypeError for a call that fits none of an op's overloads."""
     # PyTorch's own formatting: with no positional argument the last ', ' stays
     got = "".join(f"{_type_name(a)}, " for a in args)
-    got += "".join(f"{k}={_type_name(v)}, " for k, v in kwargs.items())
+    # (PyTorch lists the keywords last to first)
+    got += "".join(f"{k}={_type_name(v)}, " for k, v in reversed(list(kwargs.items())))
     if args:
         got = got[:-2]
     lines = "".join(f" * ({s})\n" for s in signatures)
@@ -62,6 +63,39 @@ _RANDINT_SIGNATURES = tuple(
     f"{params}, *, {gen}{_FACTORY_KW}"
     for params in ("int high, tuple of ints size", "int low, int high, tuple of ints size")
     for gen in ("torch.Generator generator, ", ""))
+
+
+_RAND_SIGNATURES = tuple(f"tuple of ints size, *, {gen}{_FACTORY_KW}"
+                         for gen in ("torch.Generator generator, ", ""))
+_RANDPERM_SIGNATURES = tuple(f"int n, *, {gen}{_FACTORY_KW}"
+                             for gen in ("torch.Generator generator, ", ""))
+
+
+def _given(generator, out, dtype, layout, device, requires_grad, pin_memory, size=None):
+    """The keyword arguments of a factory call that differ from their defaults."""
+    return {k: v for k, v in (("size", size), ("generator", generator), ("out", out),
+                              ("dtype", dtype), ("layout", layout), ("device", device),
+                              ("requires_grad", requires_grad or None),
+                              ("pin_memory", pin_memory or None)) if v is not None}
+
+
+def _parse(op, args, given, signatures, parse):
+    """``parse()`` (a factory's argument checks) with PyTorch's parser's choice of error.
+
+    Each factory has a with-generator and a without-generator overload; once two or more
+    arguments are given both are plausible, so a wrong argument type (or a generator that
+    is no Generator) is reported as an invalid combination, not by name.
+    """
+    if "generator" in given and not isinstance(given["generator"], R.Generator):
+        raise _invalid_combination(op, args, given, signatures)
+    try:
+        return parse()
+    except TypeError as e:
+        # (a size element that fails to unpack is reported at once, overloads or not)
+        msg = str(e)
+        if len(args) + len(given) >= 2 and " must be " in msg and "unpack" not in msg:
+            raise _invalid_combination(op, args, given, signatures) from None
+        raise
 
 
 def _bad_element(size):
@@ -121,9 +155,11 @@ def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None,
     >>> torch.rand(2, generator=torch.Generator().manual_seed(0))
     tensor([0.4963, 0.7682])
     """
-    shape = _shape(_size_kw(sizes, size, "rand"), "rand")
-    arr = R.uniform(shape, _np_dtype(_out_dtype(out, dtype, "rand", sizes)), 0.0, 1.0,
-                    generator)
+    given = _given(generator, out, dtype, layout, device, requires_grad, pin_memory, size)
+    shape, npdt = _parse("rand", sizes, given, _RAND_SIGNATURES, lambda: (
+        _shape(_size_kw(sizes, size, "rand"), "rand"),
+        _np_dtype(_out_dtype(out, dtype, "rand", sizes))))
+    arr = R.uniform(shape, npdt, 0.0, 1.0, generator)
     return _finish(arr, requires_grad, device, out, "rand")
 
 
@@ -135,9 +171,11 @@ def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None,
     >>> torch.randn(2, generator=torch.Generator().manual_seed(0))
     tensor([ 1.5410, -0.2934])
     """
-    shape = _shape(_size_kw(sizes, size, "randn"), "randn")
-    arr = R.normal(shape, _np_dtype(_out_dtype(out, dtype, "randn", sizes)), 0.0, 1.0,
-                   generator)
+    given = _given(generator, out, dtype, layout, device, requires_grad, pin_memory, size)
+    shape, npdt = _parse("randn", sizes, given, _RAND_SIGNATURES, lambda: (
+        _shape(_size_kw(sizes, size, "randn"), "randn"),
+        _np_dtype(_out_dtype(out, dtype, "randn", sizes))))
+    arr = R.normal(shape, npdt, 0.0, 1.0, generator)
     return _finish(arr, requires_grad, device, out, "randn")
 
 
@@ -170,10 +208,14 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     >>> torch.randperm(4, generator=torch.Generator().manual_seed(0))
     tensor([0, 1, 3, 2])
     """
-    if not _is_int(n):
-        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not "
-                        f"{_type_name(n)}")
-    dt = D.to_dtype(_out_dtype(out, dtype) or D.int64)
+    def parse():
+        if not _is_int(n):
+            raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not "
+                            f"{_type_name(n)}")
+        return D.to_dtype(_out_dtype(out, dtype) or D.int64)
+    dt = _parse("randperm", (n,), _given(generator, out, dtype, layout, device,
+                                         requires_grad, pin_memory),
+                _RANDPERM_SIGNATURES, parse)
     return _finish(R.randperm(int(n), dt.np, generator), requires_grad, device, out,
                    "randperm")
 
@@ -223,6 +265,22 @@ _NORMAL_SIGNATURES = (
     "torch.device device = None, bool pin_memory = False, bool requires_grad = False")
 
 
+_LIKE_SIGNATURES = tuple(
+    f"Tensor input, *, {gen}torch.memory_format memory_format = None, torch.dtype dtype = "
+    "None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+    "bool requires_grad = False" for gen in ("torch.Generator generator, ", ""))
+
+# The overloads PyTorch lists for a random factory given a requires_grad that is no bool
+# (see _creation._requires_grad_arg; rand and randn are in _creation._OVERLOADS)
+REQUIRES_GRAD_OVERLOADS = {
+    "randint": _RANDINT_SIGNATURES,
+    "randperm": _RANDPERM_SIGNATURES,
+    "rand_like": _LIKE_SIGNATURES,
+    "randn_like": _LIKE_SIGNATURES,
+    "normal": _NORMAL_SIGNATURES,
+}
+
+
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
            device=None, requires_grad=False):
     """Normal samples: from scalar mean/std with ``size``, or elementwise from tensors.
@@ -243,7 +301,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         return res if out is None else _finish(res._data, False, None, out, "normal")
     if not isinstance(size, (tuple, list)) or _bad_element(size) is not None:
         args = (mean, std) + (() if size is None else (size,))
-        raise _invalid_combination("normal", args, {}, _NORMAL_SIGNATURES)
+        given = {k: v for k, v in (("generator", generator), ("out", out), ("dtype", dtype))
+                 if v is not None}
+        raise _invalid_combination("normal", args, given, _NORMAL_SIGNATURES)
     arr = R.normal(_shape((size,), "normal"), _np_dtype(_out_dtype(out, dtype)), float(mean),
                    float(std), generator)
     return _finish(arr, requires_grad, device, out, "normal")
@@ -257,6 +317,15 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     tensor([0., 1.])
     """
     from .ops import random_ops as RO
+    if not isinstance(input, Tensor):
+        args = (input,) if p is None else (input, p)
+        given = {k: v for k, v in (("generator", generator), ("out", out)) if v is not None}
+        if len(args) + len(given) == 1:     # only the first overload is plausible then
+            raise TypeError(f"bernoulli(): argument 'input' (position 1) must be Tensor, not "
+                            f"{_type_name(input)}")
+        raise _invalid_combination("bernoulli", args, given, (
+            "Tensor input, *, torch.Generator generator = None, Tensor out = None",
+            "Tensor input, float p, *, torch.Generator generator = None"))
     if p is not None:
         res = RO.bernoulli_scalar(input, float(p), generator)
     else:

@@ -503,6 +503,19 @@ class Tensor:
         hooks[handle.id] = hook
         return handle
 
+    @property
+    def _backward_hooks(self):
+        """The hooks ``register_hook`` gave this tensor, as PyTorch shows them: None before
+        the first, then an OrderedDict by handle id (a copy: numtorch keeps them on the
+        leaf, or on the grad_fn for its output)."""
+        fn = self._grad_fn
+        hooks = self._leaf_hooks() if fn is None else \
+            (fn._tensor_hooks or {}).get(self._output_nr)
+        if hooks is None:
+            return None
+        from collections import OrderedDict
+        return OrderedDict(hooks)
+
     def register_post_accumulate_grad_hook(self, hook):
         """``hook(tensor)`` runs after a gradient was accumulated into this leaf's ``.grad``."""
         if not self._rg:

@@ -488,8 +488,35 @@ def matrix_power(A, n):
     return result
 
 
+_MATRIX_NORM_SIGNATURES = [
+    f"(Tensor input, {o}, tuple of ints dim = {{-2,-1}}, bool keepdim = False, *, torch.dtype "
+    "dtype = None, Tensor out = None)" for o in ("Number ord", 'str ord = "fro"')]
+_NORM_SIGNATURES = [
+    f"(Tensor input, {o}, tuple of ints dim = None, bool keepdim = False, *, torch.dtype "
+    "dtype = None, Tensor out = None)" for o in ("Number ord = None", "str ord")]
+
+
+def _check_norm_args(op, sigs, ord, dim, keepdim, dim_ok):
+    """The parser's TypeError (for the user's call) unless ``ord`` is a number or a string,
+    ``dim`` fits (``dim_ok``) and ``keepdim`` is a bool."""
+    from .ops._arg_errors import bad_call
+    ok = (isinstance(ord, (str, int, float, np.number)) or isinstance(ord, Tensor)) and \
+        (keepdim is True or keepdim is False) and dim_ok(dim)
+    if not ok:
+        raise bad_call(op, sigs, TypeError(f"{op}(): invalid arguments"))
+
+
+def _int_list(dim):
+    from .ops._arg_errors import _bad_element
+    return type(dim) in (list, tuple) and _bad_element(dim) is None
+
+
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """Frobenius, nuclear, 2-, 1- and inf-norms of matrices."""
+    if not _int_list(dim) or keepdim is not False and keepdim is not True or \
+            not isinstance(ord, (str, int, float)):
+        _check_norm_args("linalg_matrix_norm", _MATRIX_NORM_SIGNATURES, ord, dim, keepdim,
+                         _int_list)
     dim = _matrix_norm_checks(A, ord, dim)
     if dtype is not None:
         A = A.to(dtype)
@@ -552,6 +579,15 @@ def _keep(out, A, dim, keepdim):
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     """``vector_norm`` or ``matrix_norm`` depending on ``ord`` and ``dim``."""
+    _check_norm_args("linalg_norm", _NORM_SIGNATURES, 2.0 if ord is None else ord, dim,
+                     keepdim, lambda d: d is None or isinstance(d, int) and
+                     not isinstance(d, bool) or _int_list(d))
+    if dim is not None and not isinstance(dim, int) and len(dim) > 2:
+        raise RuntimeError("linalg.norm: If dim is specified, it must be of length 1 or 2. "
+                           f"Got {list(dim)}")
+    if isinstance(ord, str):  # (a string order is a matrix norm's)
+        return matrix_norm(A, ord, (dim,) if isinstance(dim, int) else dim or (-2, -1),
+                           keepdim, dtype=dtype)
     if dim is not None and not isinstance(dim, int) and len(dim) == 2 or \
             (dim is None and ord is not None and A.ndim == 2):
         return matrix_norm(A, "fro" if ord is None else ord, dim or (-2, -1), keepdim,

@@ -87,8 +87,89 @@ def _mat_strides(k, i):
     return get
 
 
+def _ctx_sizes(name):
+    def get(ctx):
+        return tuple(ctx.__dict__[name])
+    return get
+
+
+def _ctx_numel(name):
+    def get(ctx):
+        n = 1
+        for k in ctx.__dict__[name]:
+            n *= k
+        return n
+    return get
+
+
+def _ctx_first(name):
+    def get(ctx):
+        return ctx.__dict__[name][0]
+    return get
+
+
+def _unsigned(v):
+    """A negative int64 as PyTorch's saved-attribute getters show it (its uint64 value)."""
+    return v + 2 ** 64 if v < 0 else v
+
+
+def _basic_key_entry(ctx):
+    """``(dim, entry)`` of the one non-trivial entry of a basic index's key (an int, a
+    slice or None: PyTorch's one select/slice/unsqueeze), dim counted in the input."""
+    key = ctx.key if type(ctx.key) is tuple else (ctx.key,)
+    at = next(i for i in range(len(key) - 1, -1, -1)
+              if key[i] is None or type(key[i]) is int or
+              type(key[i]) is slice and key[i] != slice(None))
+    ndim = len(ctx.shape)
+    used = sum(1 for k in key if k is not None and k is not Ellipsis)
+    dim = 0
+    for k in key[:at]:
+        dim += ndim - used if k is Ellipsis else 1
+    return dim, key[at]
+
+
+def _key_dim(ctx):
+    return _basic_key_entry(ctx)[0]
+
+
+def _key_index(ctx):
+    return _unsigned(_basic_key_entry(ctx)[1])
+
+
+def _key_slice(part):
+    # (PyTorch's slice defaults: start 0, end INT64_MAX, step 1; negatives as uint64)
+    default = {"start": 0, "stop": 2 ** 63 - 1, "step": 1}[part]
+
+    def get(ctx):
+        v = getattr(_basic_key_entry(ctx)[1], part)
+        return default if v is None else _unsigned(v)
+    return get
+
+
+def _pow_result(ctx):
+    """PyTorch keeps ``x ** exponent`` itself; here the same values, recomputed."""
+    from .grad_mode import no_grad
+    x, e = ctx.saved_tensors[:2]
+    with no_grad():
+        return x.pow(e)
+
+
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}  # (PyTorch's Reduction enum)
+
+
+def _reduction(ctx):
+    return _REDUCTIONS.get(ctx.__dict__.get("reduction"), ctx.__dict__.get("reduction"))
+
+
 _SELF = {"self": _saved(0)}
 _RESULT = {"result": _saved(0)}
+_SLICE = {"dim": _key_dim, "end": _key_slice("stop"), "self_sym_sizes": _ctx_sizes("shape"),
+          "start": _key_slice("start"), "step": _key_slice("step")}
+_DIM_REDUCE = {"dim": _ctx_attr("dims", None), "keepdim": _ctx_attr("keepdim", False),
+               "self_sym_sizes": _ctx_sizes("shape")}
+_MINMAX_DIM = {"dim": _ctx_attr("dim", None), "indices": _saved(0),
+               "keepdim": _ctx_attr("keepdim", False), "self_sym_sizes": _ctx_sizes("shape")}
+_MINMAX_ALL = {"result": _saved(1), "self": _saved(0)}
 
 _TABLE = {
     "MulBackward0": {"self": _operand(0, needs=1), "other": _operand(1, needs=0)},
@@ -113,16 +194,44 @@ _TABLE = {
     "SoftmaxBackward0": {"dim": _ctx_attr("dim", None), "result": _saved(0)},
     "LogSoftmaxBackward0": {"dim": _ctx_attr("dim", None), "result": _saved(0)},
 }
+# NOTE: dims as numtorch keeps them, made non-negative (see SoftmaxBackward0's); keyed by
+# the forward class's name where several classes make one node (x[0] and x.select(0, 0))
+_TABLE.update({
+    "SelectIndex": {"dim": _key_dim, "index": _key_index,
+                    "self_sym_sizes": _ctx_sizes("shape")},
+    "Select": {"dim": _ctx_attr("dim", None), "index": _ctx_attr("index", None),
+               "self_sym_sizes": _ctx_sizes("shape")},
+    "SliceIndex": _SLICE, "Narrow": _SLICE,
+    "UnsqueezeIndex": {"dim": _key_dim},
+    "ExpandBackward0": {"self_sym_sizes": _ctx_sizes("shape")},
+    "PermuteBackward0": {"dims": _ctx_attr("dims", None)},
+    "TransposeBackward0": {"dim0": _ctx_attr("d0", None), "dim1": _ctx_attr("d1", None)},
+    "UnsqueezeBackward0": {"dim": _ctx_attr("dim", None)},
+    "SqueezeBackward0": {"self_sym_sizes": _ctx_sizes("shape")},
+    "SqueezeBackward1": {"dim": _ctx_first("dims"), "self_sym_sizes": _ctx_sizes("shape")},
+    "CatBackward0": {"dim": _ctx_attr("dim", None)},
+    "Stack": {"dim": _ctx_attr("dim", None)},
+    "ClampBackward1": {"max": _ctx_attr("hi", None), "min": _ctx_attr("lo", None),
+                       "self": _saved(0)},
+    "PowBackward1": {"exponent": _saved(1), "result": _pow_result, "self": _saved(0)},
+    "WhereBackward0": {"condition": _saved(0)},
+    "SumBackward1": _DIM_REDUCE,
+    "MeanBackward1": dict(_DIM_REDUCE, self_sym_numel=_ctx_numel("shape")),
+    "MaxBackward0": _MINMAX_DIM, "MinBackward0": _MINMAX_DIM,
+    "MaxBackward1": _MINMAX_ALL, "MinBackward1": _MINMAX_ALL,
+    "MseLossBackward0": {"reduction": _reduction, "self": _saved(0), "target": _saved(1)},
+})
 for _name in ("Exp", "Tanh", "Sigmoid", "Relu", "Sqrt"):
     _TABLE[_name + "Backward0"] = _RESULT
 for _name in ("Log", "Sin", "Cos", "Abs"):
     _TABLE[_name + "Backward0"] = _SELF
 
 
-def saved_attr_properties(node_name):
-    """``{'_saved_<name>': property}`` for the node class ``node_name`` (empty if unknown),
-    with ``_raw_saved_<name>`` (its ``SavedTensor``) for the tensors."""
-    table = _TABLE.get(node_name, {})
+def saved_attr_properties(node_name, forward_name=None):
+    """``{'_saved_<name>': property}`` for the node class ``node_name`` of the Function
+    ``forward_name`` (empty if unknown), with ``_raw_saved_<name>`` (its ``SavedTensor``)
+    for the tensors."""
+    table = _TABLE.get(forward_name) or _TABLE.get(node_name, {})
     props = {f"_saved_{k}": property(get, doc=f"What the node saved as ``{k}``.")
              for k, get in table.items()}
     props.update({f"_raw_saved_{k}": property(_raw(get.index), doc=f"The saved ``{k}``.")

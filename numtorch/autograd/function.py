@@ -377,7 +377,7 @@ class FunctionMeta(type):
         bw_name = attrs.get("_backward_name") or name + "Backward"
         body = {"_forward_cls": cls, "__slots__": (), "__module__": _node_module(cls)}
         if getattr(cls, "_builtin", False):  # grad_fn._saved_self and the like
-            body.update(saved_attr_properties(bw_name))
+            body.update(saved_attr_properties(bw_name, name))
         cls._backward_cls = type(bw_name, (getattr(cls, "_node_base", BackwardCFunction),),
                                  body)
         cls._fwd_sig = None

@@ -59,6 +59,22 @@ def _extra_field(name):
     return property(get, set)
 
 
+# The names dir() of a built-in op's node (and of AccumulateGrad) lists in PyTorch, and
+# those of a custom Function's node, where numtorch has them
+_NODE_DIR = frozenset({
+    "_input_metadata", "_register_hook_dict", "_sequence_nr", "_set_sequence_nr", "metadata",
+    "name", "next_functions", "register_hook", "register_prehook", "requires_grad",
+    "variable"})
+_CTX_DIR = _NODE_DIR | frozenset({
+    "_autograd_function_id", "_forward_cls", "_get_user_fn", "_is_pure_view",
+    "_materialize_non_diff_grads", "_raw_saved_tensors", "_register_hook", "apply",
+    "apply_boxed", "apply_jvp", "dirty_tensors", "mark_dirty", "mark_non_differentiable",
+    "mark_shared_storage", "materialize_grads", "maybe_clear_saved_tensors",
+    "needs_input_grad", "non_differentiable", "save_for_backward", "save_for_forward",
+    "saved_for_forward", "saved_tensors", "saved_variables", "set_materialize_grads",
+    "to_save"})
+
+
 class Node:
     """A backward step. Subclasses implement ``_backward(grads) -> tuple of input grads``."""
 
@@ -77,6 +93,18 @@ class Node:
 
     def name(self):
         return type(self).__name__
+
+    def __dir__(self):
+        """PyTorch's names: a node's public API, its ``_saved_*`` attributes, and for a
+        custom Function's node the ctx API and the attributes its forward set; numtorch's
+        internals (``_saved``, ``_in_meta`` ...) stay out."""
+        custom = not getattr(getattr(self, "_forward_cls", None), "_builtin", True)
+        keep, cls = _CTX_DIR if custom else _NODE_DIR, type(self)
+        user = getattr(self, "__dict__", {}) if custom else {}
+        return [n for n in object.__dir__(self)
+                if n.startswith("__") and n != "__slots__" or n in keep or n in user or
+                n.startswith(("_saved_", "_raw_saved_")) and n != "_raw_saved_tensors" and
+                isinstance(getattr(cls, n, None), property)]
 
     @property
     def metadata(self):

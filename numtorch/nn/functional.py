@@ -979,6 +979,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         op = LS.NllLossAllClasses
     w = None if weight is None else weight.detach()
     out = op.apply(x, t.to(D.int64), w, reduction, ignore_index)
+    if reduction == "none" and (x.dim() == 3 or x.dim() > 4):
+        # PyTorch runs a 3-d or 5+-d input through nll_loss2d as (N, C, 1, -1) and views the
+        # unreduced loss back: its grad_fn is a ViewBackward0
+        out = out.view(out.shape)
     return out.squeeze(0) if unbatched and reduction == "none" else out
 
 
@@ -1341,6 +1345,11 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     reduction = _reduction(reduction, size_average, reduce)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = anchor.dim(), positive.dim(), negative.dim()
+    if not dims[0] == dims[1] == dims[2]:  # (broadcasting would hide a mismatch)
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have "
+                           f"the same number of dimensions, but got: anchor {dims[0]}D, "
+                           f"positive {dims[1]}D, and negative {dims[2]}D inputs")
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:

@@ -178,6 +178,15 @@ _UNSIZED = {"flip", "tile", "permute", "reshape", "view", "expand", "repeat",
             "split_with_sizes", "unflatten"}
 
 
+# The parameters whose ``None`` the parser takes though it prints no ``= None`` default
+# (``int[1]? dim`` of sum and mean: ``x.sum(None, keepdim=True)`` is every dim)
+_NULLABLE = {("sum", "dim"), ("mean", "dim")}
+
+
+# Functions whose ``tuple of ints`` takes no bare int, not even as the only argument
+_NO_BARE_INT = {"linalg_matrix_norm"}
+
+
 def _signatures(op, method):
     if not method and op in FUNCTION_SIGNATURES:
         return FUNCTION_SIGNATURES[op]
@@ -283,7 +292,8 @@ def _parse_raise(op, params, args, kwargs):
             v, where = kwargs[p.name], ""
         else:
             continue
-        if v is None and p.none_ok or _fits(p.kind, v) and not (
+        none_ok = p.none_ok or (op, p.name) in _NULLABLE
+        if v is None and none_ok or _fits(p.kind, v) and not (
                 op in _UNSIZED and p.kind == "tuple of ints" and parser_int(v) and
                 not (varargs and i == 0 and args)):
             continue
@@ -347,7 +357,8 @@ def _unpack_error(op, params, args, kwargs):
                 return TypeError(f"{op}(): argument '{p.name}' failed to unpack the object at "
                                  f"pos {bad + 1} with error \"type must be tuple of ints,but "
                                  f"got {_tp(v[bad])}\"")
-        elif not (v is None and p.none_ok or _fits(p.kind, v)):
+        elif not (v is None and (p.none_ok or (op, p.name) in _NULLABLE) or _fits(p.kind, v)) \
+                or op in _NO_BARE_INT and p.kind == "tuple of ints" and parser_int(v):
             return False
     return None
 
@@ -437,6 +448,26 @@ def _guess_call(entry):
     if code.co_flags & 0x04:
         pos += list(loc[code.co_varnames[code.co_argcount + code.co_kwonlyargcount]])
     return pos, {}
+
+
+def bad_call(op, sigs, fallback):
+    """PyTorch's parser error for the user's call now failing inside numtorch, checked
+    against the overloads ``sigs`` of the parser's ``op`` (for ops whose Python name is not
+    the parser's: ``linalg.vector_norm`` is ``linalg_vector_norm``); ``fallback`` where the
+    call cannot be rebuilt or fits."""
+    frame, entry = sys._getframe(1), None
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        entry, frame = frame, frame.f_back
+    if entry is None or frame is None:
+        return fallback
+    try:
+        found = _wrapper_call(entry, frame)
+        args, kwargs = found[1:3] if found is not None else \
+            _call_of(entry, frame) or _guess_call(entry)
+        err = parse_error(op, sigs, tuple(args), kwargs)
+    except Exception:  # never hide the user's error behind one of ours
+        return fallback
+    return fallback if err is None else err
 
 
 def bad_argument(fallback):

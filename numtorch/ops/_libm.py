@@ -63,3 +63,54 @@ def wrap(np_fn):
 exp, expm1, log, log1p = wrap(np.exp), wrap(np.expm1), wrap(np.log), wrap(np.log1p)
 sin, cos, sinh, cosh, tanh = wrap(np.sin), wrap(np.cos), wrap(np.sinh), wrap(np.cosh), \
     wrap(np.tanh)
+
+
+# ---- PyTorch's vectorised float32 exp ------------------------------------------------------
+# NOTE: kernels that call ``Vectorized<float>::exp`` (softmax and log_softmax, forward and
+# backward) get SLEEF's ``expf`` (u10) and its own rounding, not a correctly rounded exp:
+# it misses that in ~9 % of elements, so ``exp`` above gives other bits there. ``vec_exp``
+# replays SLEEF's steps: q = rint(x log2 e); s = x - q ln 2 (ln 2 split in two, each a fused
+# multiply-add); a degree-6 polynomial in s by fused multiply-adds; 1 + (s^2 p + s); scaled
+# by 2^q; 0 below -104 and inf above 100. A fused multiply-add of float32 operands is a
+# float64 multiply (exact) and add rounded to float32 (a double rounding, off in ~1e-9 of
+# cases). Measured against PyTorch's softmax on 60,000 elements: no differing bit.
+_LOG2E = np.float32(1.4426950408889634)
+_LN2_HI, _LN2_LO = float(np.float32(-0.693145751953125)), float(np.float32(-1.428606765330187e-06))
+_EXP_POLY = tuple(float(np.float32(c)) for c in (
+    0.000198527617612853646278381, 0.00139304355252534151077271, 0.00833336077630519866943359,
+    0.0416664853692054748535156, 0.166666671633720397949219, 0.5))
+
+
+def vec_exp(x):
+    """``exp`` of a float32 array as PyTorch's vectorised kernels compute it (SLEEF's expf,
+    see the note above); other dtypes as ``exp``.
+
+    >>> int(vec_exp(np.float32([0.37719065])).view(np.uint32)[0])
+    1069196728
+    """
+    if x.dtype is not _F32:
+        return exp(x)
+    if not x.ndim:  # (0-d: a 0-d array or a NumPy scalar back, as ``exp``)
+        r = vec_exp(np.reshape(x, 1)).reshape(())
+        return r if isinstance(x, np.ndarray) else r[()]
+    # (clipped: no inf - inf below; NaN stays)
+    xc = np.clip(x, np.float32(-105), np.float32(101), out=np.empty(x.shape, _F32))
+    q = np.rint(np.multiply(xc, _LOG2E)).astype(np.float64)
+    # each fused multiply-add: a float64 product and sum written (rounded) to float32
+    wide = np.multiply(q, _LN2_HI)
+    s = np.add(wide, xc, out=xc)
+    np.multiply(q, _LN2_LO, out=wide)
+    np.add(wide, s, out=s)
+    u = np.empty_like(s)
+    np.add(np.multiply(s, _EXP_POLY[0], out=wide, dtype=np.float64), _EXP_POLY[1], out=u)
+    for c in _EXP_POLY[2:]:
+        np.add(np.multiply(u, s, out=wide, dtype=np.float64), c, out=u)
+    np.multiply(np.multiply(s, s), u, out=wide, dtype=np.float64)
+    np.add(wide, s, out=u)
+    u += np.float32(1)
+    # u in [0.7, 1.5) times 2^q: exact in float64, rounded once to float32
+    np.multiply(u, np.exp2(q, out=q), out=u, dtype=np.float64, casting="same_kind")
+    if x.size and not -104 <= x.min() <= x.max() <= 100:  # (NaN: False, masks find none)
+        u[x < -104] = 0
+        u[x > 100] = np.inf
+    return u

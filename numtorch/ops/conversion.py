@@ -117,21 +117,49 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
 
 def _new_factory(kind):
     def new(self, *sizes, dtype=None, device=None, requires_grad=False, layout=None,
-            pin_memory=False, size=None):
+            pin_memory=False, size=None, **unknown):
         from .. import _creation as C
+        if unknown:
+            raise TypeError(f"new_{kind}() got an unexpected keyword argument "
+                            f"'{next(iter(unknown))}'")
         op = "new_" + kind
         dt = self.dtype if dtype is None else C._dtype_arg(dtype, op)
-        if kind == "full":
-            size, value = (sizes[0], sizes[1]) if size is None else (size, sizes[0])
-            if isinstance(size, (list, tuple)):  # (its errors name new_full)
-                size = C._shape((size,), op)
-            return C.full(size, value, dtype=dt, requires_grad=requires_grad)
         size = C._size_kw(sizes, size, op)
         # (the size errors name ``new_zeros``, as PyTorch's parser does)
         return C._filled(1 if kind == "ones" else 0, size, None, dt, None, None,
                          requires_grad, op="new_" + kind)
     new.__name__ = "new_" + kind
     return new
+
+
+def new_full(self, *args, size=None, fill_value=None, dtype=None, device=None,
+             requires_grad=False, layout=None, pin_memory=False):
+    """A tensor of ``size`` filled with ``fill_value``, of this tensor's dtype unless given."""
+    from .. import _creation as C
+    if len(args) > 2:
+        raise TypeError(f"new_full() takes 2 positional arguments but {len(args)} were given")
+    # NOTE: PyTorch's parser binds the positional arguments first; a missing one is
+    # reported with every required one after it, given or not (its wording, plural included)
+    names = ("size", "fill_value")
+    bound = dict(zip(names, args))
+    for name, v in (("size", size), ("fill_value", fill_value)):
+        if v is not None:
+            bound.setdefault(name, v)
+    size = bound.get("size")
+    if size is not None and not isinstance(size, (list, tuple)):  # (checked first)
+        where = " (position 1)" if args else ""
+        raise TypeError(f"new_full(): argument 'size'{where} must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    first = next((i for i, n in enumerate(names) if n not in bound), None)
+    if first is not None:
+        missing = [f'"{n}"' for n in names[first:]]
+        raise TypeError(f"new_full() missing {len(missing)} required positional argument"
+                        f"{'s' if len(missing) == 1 else ''}: {', '.join(missing)}")
+    if len(args) == 2 and fill_value is not None:
+        raise TypeError("new_full() got multiple values for argument 'fill_value'")
+    size = C._shape((size,), "new_full")  # (its errors name new_full)
+    dt = self.dtype if dtype is None else C._dtype_arg(dtype, "new_full")
+    return C.full(size, bound["fill_value"], dtype=dt, requires_grad=requires_grad)
 
 
 def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
@@ -243,8 +271,9 @@ def install():
         setattr(T, name, _converter(d))
     T.cpu = cpu
     T.cuda = cuda
-    for kind in ("zeros", "ones", "empty", "full"):
+    for kind in ("zeros", "ones", "empty"):
         setattr(T, "new_" + kind, _new_factory(kind))
+    T.new_full = new_full
     T.new_tensor = new_tensor
     T.new = new
     T.type_as = lambda self, other: to_dtype(self, other.dtype)

@@ -156,7 +156,8 @@ class BinaryCrossEntropy(BuiltinFunction):
         ctx.reduction = reduction
         one = x.dtype.type(1)
         lo = x.dtype.type(-100)
-        loss = (t - one) * np.maximum(np.log1p(-x), lo) - t * np.maximum(np.log(x), lo)
+        # (log and log1p rounded as PyTorch's scalar kernel's std::log, std::log1p)
+        loss = (t - one) * np.maximum(_libm.log1p(-x), lo) - t * np.maximum(_libm.log(x), lo)
         if w is not None:
             loss = loss * w
         return reduce_array(loss, reduction)
@@ -164,13 +165,18 @@ class BinaryCrossEntropy(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         x, t, w = ctx.saved_tensors
-        f = _scale(g, ctx.reduction, x.numel())
-        if w is not None:
-            f = f * w
         gx = gt = None
         if ctx.needs_input_grad[0]:
-            gx = f * (x - t) / (x * (1 - x)).clamp(min=_EPSILON)
+            # NOTE: PyTorch's order: g (x - t) / max((1 - x) x, eps), then * w, then / numel
+            gx = g * (x - t) / ((1 - x) * x).clamp(min=_EPSILON)
+            if w is not None:
+                gx = gx * w
+            if ctx.reduction == "mean":
+                gx = gx / x.numel()
         if ctx.needs_input_grad[1]:
+            f = _scale(g, ctx.reduction, x.numel())
+            if w is not None:
+                f = f * w
             gt = f * ((1 - x).log().clamp(min=-100) - x.log().clamp(min=-100))
         return gx, gt, None, None
 
@@ -217,7 +223,8 @@ class BinaryCrossEntropyWithLogits(BuiltinFunction):
 
 class NllLoss(BuiltinFunction):
     """loss_i = -w[t_i] x[i, t_i] (0 where t_i == ignore_index); mean divides by sum(w[t_i]).
-    dx[i, t_i] = -w[t_i] * g (/ total weight)."""
+    dx[i, t_i] = -w[t_i] * g, or w[t_i] * -(g / total weight) for the mean (PyTorch's order);
+    an ignored target's row stays +0."""
     _backward_name = "NllLossBackward0"
     _np_exact = True  # (its array backward: the plain (N, C) case only)
     _all_classes = False  # NllLossAllClasses: the caller checked no target is ignored
@@ -235,13 +242,16 @@ class NllLoss(BuiltinFunction):
         wt = wt.astype(x.dtype)
         picked = np.take_along_axis(x, safe_t[:, None], 1)[:, 0]
         loss = -picked * wt
-        ctx.coef = -wt
+        ctx.coef, ctx.valid = -wt, valid
+        if not valid.all():
+            loss[~valid] = 0  # (PyTorch writes +0 for an ignored target, not -x * 0)
         if reduction == "none":
             return loss if x.dtype.kind == "f" else _nll_not_float(x)
-        if x.ndim == 2 and x.dtype.kind == "f":  # PyTorch's nll_loss kernel's own order
-            skipped = ~valid
-            summed = nll_sum(loss, skipped)
-            total = (nll_sum(wt, skipped) if w is not None else
+        if x.dtype.kind == "f":
+            # PyTorch's nll_loss (and nll_loss2d) kernel's own order, (N, *d) flattened
+            skipped = ~valid.ravel()
+            summed = nll_sum(loss.ravel(), skipped)
+            total = (nll_sum(wt.ravel(), skipped) if w is not None else
                      x.dtype.type(np.count_nonzero(valid)))
         else:
             if x.dtype.kind != "f":
@@ -249,27 +259,27 @@ class NllLoss(BuiltinFunction):
             summed, total = loss.sum(dtype=x.dtype), wt.sum(dtype=x.dtype)
         if reduction == "sum":
             return np.asarray(summed)
-        ctx.coef = ctx.coef / total
+        ctx.coef, ctx.total = wt, total  # (the mean's backward: w * -(g / total))
         return np.asarray(summed / total)
 
     @staticmethod
     def backward(ctx, g):
         (t,) = ctx.saved_tensors
-        coef = ctx.coef
-        if coef is None:  # the plain case: every target's coefficient is one number
-            n = t._data.shape[0]
-            coef = np.full(n, _plain_coef(ctx, n), ctx.xdtype)
-        src = (_const(coef.astype(g._data.dtype)) * g).unsqueeze(1)
-        safe_t = _const(np.where(coef != 0, t._data, 0)[:, None])
+        coef, dt = ctx.coef, g._data.dtype
+        if coef is None:  # the plain case: no weights, no ignored target
+            src = -(g / ctx.xdtype.type(t._data.shape[0])) if ctx.reduction == "mean" else -g
+            src, safe_t = src.expand(t.shape), t._data
+        else:
+            if ctx.reduction == "mean":
+                src = _const(coef.astype(dt)) * -(g / _const(ctx.total.astype(dt)))
+            else:
+                src = _const(coef.astype(dt)) * g
+            # NOTE: PyTorch writes nothing for an ignored target: +0 (not -0 * g)
+            src = src.masked_fill(_const(~ctx.valid), 0)
+            safe_t = np.where(ctx.valid, t._data, 0)
         from .._creation import zeros
-        gx = zeros(ctx.shape, dtype=g.dtype).scatter(1, safe_t, src)
+        gx = zeros(ctx.shape, dtype=g.dtype).scatter(1, _const(safe_t[:, None]), src.unsqueeze(1))
         return gx, None, None, None, None
-
-
-def _plain_coef(ctx, n):
-    """Every target's coefficient in the plain case (no weights, no ignored targets)."""
-    c = ctx.xdtype.type(-1)
-    return c / ctx.xdtype.type(n) if ctx.reduction == "mean" else c
 
 
 def _nll_np_backward(ctx, d):
@@ -280,7 +290,9 @@ def _nll_np_backward(ctx, d):
     (t,) = ctx.saved_tensors
     n = t._data.shape[0]
     gx = np.zeros(ctx.shape, d.dtype)
-    gx[np.arange(n), t._data] = np.multiply(_plain_coef(ctx, n).astype(d.dtype), d)
+    # -(g / n) for the mean, -g otherwise: PyTorch's order
+    gx[np.arange(n), t._data] = np.negative(
+        np.divide(d, d.dtype.type(n)) if ctx.reduction == "mean" else d)
     return gx, None, None, None, None
 
 

@@ -1064,39 +1064,53 @@ Tensor.new_empty_strided = _new_empty_strided
 
 
 # ---- random fills with PyTorch's CPU samplers (serial, one double draw per element) -------------
-def _draw(self, generator, make, op, float_only=True):
-    """Fill ``self`` in place with ``make(n uniform-stream generator) -> float64 array``."""
+def _draw(self, generator, make, kernel=None):
+    """Fill ``self`` in place with ``make(generator, n) -> float64 array``, cast as C++ casts.
+
+    ``kernel`` names the CPU kernel for PyTorch's dispatch error on a non-floating (or,
+    for geometric_, bool/complex) tensor; like the dispatch it fires only for n > 0.
+    """
     from .. import _random as R
     from .conversion import _random_inplace
-    if float_only and self._data.dtype.kind != "f":
-        raise RuntimeError(f"{op} expects a floating point tensor, but got "
-                           f"{_type_name(self.dtype)}")
+    dt = self._data.dtype
+    if kernel is not None and self._data.size and (
+            dt.kind != "f" if kernel != "geometric_cpu" else dt.kind in "bc"):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{R._tname(dt)}'")
     gen = R._gen(generator)
-    return _random_inplace(self, lambda shape, _: make(gen, int(np.prod(shape))).reshape(
-        shape).astype(self._data.dtype))
+    return _random_inplace(self, lambda shape, _: R._from_double(
+        make(gen, int(np.prod(shape))), dt).reshape(shape))
 
 
 def _cauchy_(self, median=0, sigma=1, *, generator=None):
     """Fill with Cauchy samples: median + sigma * tan(pi * (u - 0.5))."""
+    from .. import _random as R
+    if not sigma > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={R._g(sigma)}")
+    dt = self._data.dtype
+    if dt.kind != "f":      # checked before dispatch, so even an empty tensor fails
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. "
+                           "dtype must be a floating point but you specified "
+                           f"{R._CPP_NAMES.get(dt.name, dt.name)}")
     return _draw(self, generator, lambda g, n: median + sigma * np.tan(
-        math.pi * (g._uniform64(n) - 0.5)), "cauchy_")
+        math.pi * (g._uniform64(n) - 0.5)))
 
 
 def _geometric_(self, p, *, generator=None):
     """Fill with geometric samples (trials until the first success): ceil(log u / log(1-p))."""
+    from .. import _random as R
     if not 0 < p < 1:
-        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={R._g(p)}")
     return _draw(self, generator, lambda g, n: np.ceil(np.log(g._uniform64(n)) /
-                                                      math.log1p(-p)), "geometric_", False)
+                                                      math.log1p(-p)), "geometric_cpu")
 
 
 def _log_normal_(self, mean=1, std=2, *, generator=None):
     """Fill with log-normal samples: exp(normal(mean, std)), PyTorch's double sampler."""
     from .. import _random as R
-    if std <= 0:
-        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    if not std > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={R._g(std)}")
     return _draw(self, generator, lambda g, n: np.exp(R._normal_scalar(g, n, mean, std)),
-                 "log_normal_")
+                 "log_normal_cpu")
 
 
 Tensor.cauchy_ = _cauchy_

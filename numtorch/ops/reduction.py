@@ -99,19 +99,31 @@ class SumAll(Sum):
     _backward_name = "SumBackward0"
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+# A reduction's ``dim`` not given: PyTorch's parser tells that from an explicit None
+# (``x.max(None)`` and ``x.sum(keepdim=True)`` fit none of their overloads)
+_NOT_GIVEN = object()
+
+
+def _check_keepdim(op, dim, keepdim):
+    """Raise the parser's error unless ``keepdim`` is a bool given with a ``dim``."""
+    if dim is _NOT_GIVEN or (keepdim is not True and keepdim is not False):
+        from ._arg_errors import bad_argument
+        raise bad_argument(TypeError(f"{op}(): argument 'keepdim' must be bool, not "
+                                     f"{type(keepdim).__name__}"))
+
+
+def sum(input, dim=_NOT_GIVEN, keepdim=False, *, dtype=None, out=None):
     """Sum of elements over ``dim`` (all when None); ints and bools sum to int64."""
-    if isinstance(dim, D.dtype):
-        dim, dtype = None, dim
     try:
         x = input._data
     except AttributeError:
         raise not_a_tensor("sum", input) from None
     if dtype is not None and not isinstance(dtype, D.dtype):
-        _check_dtype_arg("sum", dim, dtype, x.ndim)
-    if dim is None and not keepdim:
+        _check_dtype_arg("sum", None if dim is _NOT_GIVEN else dim, dtype, x.ndim)
+    if (dim is _NOT_GIVEN or dim is None) and keepdim is False:
         res = SumAll.apply(input, tuple(range(x.ndim)), False, dtype)
     else:  # (dim=None with keepdim: every dim, kept, as PyTorch's dim overload)
+        _check_keepdim("sum", dim, keepdim)
         res = Sum.apply(input, _reduction_dims("sum", dim, x.ndim), keepdim, dtype)
     return _write_out(out, res)
 
@@ -217,22 +229,23 @@ _TYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char"
                "uint8": "Byte", "bool": "Bool"}
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def mean(input, dim=_NOT_GIVEN, keepdim=False, *, dtype=None, out=None):
     """Arithmetic mean over ``dim`` (floating and complex dtypes only)."""
     try:
         x = input._data
     except AttributeError:
         raise not_a_tensor("mean", input) from None
     if dtype is not None and not isinstance(dtype, D.dtype):
-        _check_dtype_arg("mean", dim, dtype, x.ndim)
+        _check_dtype_arg("mean", None if dim is _NOT_GIVEN else dim, dtype, x.ndim)
     npdt = D.to_dtype(dtype).np if dtype is not None else x.dtype
     if npdt.kind not in "fc":
         which = "Input" if dtype is None else "Optional"
         raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either "
                            "a floating point or complex dtype. Got: "
                            f"{_TYPE_NAMES.get(D._FROM_NP[npdt].name)}")
-    if dim is None and not keepdim:
+    if (dim is _NOT_GIVEN or dim is None) and keepdim is False:
         return _write_out(out, MeanAll.apply(input, tuple(range(x.ndim)), False, npdt))
+    _check_keepdim("mean", dim, keepdim)
     return _write_out(out, Mean.apply(input, _reduction_dims("mean", dim, x.ndim), keepdim,
                                       npdt))
 
@@ -313,13 +326,14 @@ def _prod_grad(x, dim):
     return left * right
 
 
-def prod(input, dim=None, keepdim=False, *, dtype=None):
-    """Product of elements over ``dim`` (all when None)."""
+def prod(input, dim=_NOT_GIVEN, keepdim=False, *, dtype=None):
+    """Product of elements over ``dim`` (all when not given)."""
     npdt = _sum_dtype(input._data.dtype, dtype)
-    if dim is None:
-        if keepdim:  # (only the int-dim overload takes keepdim)
-            _none_dim("prod")
+    if dim is _NOT_GIVEN and keepdim is False:
         return ProdAll.apply(input, None, False, npdt)
+    if dim is None or dim is _NOT_GIVEN:  # (only the int-dim overload takes keepdim)
+        _none_dim("prod")
+    _check_keepdim("prod", dim, keepdim)
     return Prod.apply(input, wrap_dim(dim, input.ndim, "prod"), keepdim, npdt)
 
 
@@ -397,20 +411,23 @@ def index_grad(g, idx, shape, dim, keepdim):
 
 
 def _minmax(input, dim, keepdim, other, op):
-    if isinstance(dim, Tensor) or other is not None:
+    if isinstance(dim, Tensor) or other is not _NOT_GIVEN:
+        if other is None:  # (given as None: no overload takes it)
+            _none_dim(op)
         from .elementwise import maximum, minimum
         fn = maximum if op == "max" else minimum
         return fn(input, dim if isinstance(dim, Tensor) else other)
-    if dim is None:
-        if keepdim:  # (only the int-dim overload takes keepdim)
-            _none_dim(op)
+    if dim is _NOT_GIVEN and keepdim is False:
         return (MaxAll if op == "max" else MinAll).apply(input, op)
+    if dim is None or dim is _NOT_GIVEN:  # (only the int-dim overload takes keepdim)
+        _none_dim(op)
+    _check_keepdim(op, dim, keepdim)
     d = wrap_dim(dim, input.ndim, op)
     vals, idx = (MaxDim if op == "max" else MinDim).apply(input, d, keepdim, op)
     return getattr(return_types, op)(vals, idx)
 
 
-def max(input, dim=None, keepdim=False, *, out=None, other=None):
+def max(input, dim=_NOT_GIVEN, keepdim=False, *, out=None, other=_NOT_GIVEN):
     """Largest element; with ``dim``, a ``(values, indices)`` named tuple; with a tensor,
     the elementwise maximum."""
     _no_complex_minmax(input, dim, other, "max")
@@ -418,7 +435,7 @@ def max(input, dim=None, keepdim=False, *, out=None, other=None):
     return res if out is None else _write_minmax(out, res, "max")
 
 
-def min(input, dim=None, keepdim=False, *, out=None, other=None):
+def min(input, dim=_NOT_GIVEN, keepdim=False, *, out=None, other=_NOT_GIVEN):
     """Smallest element; with ``dim``, a ``(values, indices)`` named tuple."""
     _no_complex_minmax(input, dim, other, "min")
     res = _minmax(input, dim, keepdim, other, "min")
@@ -431,12 +448,12 @@ def _write_minmax(out, res, op):
 
 
 def _no_complex_minmax(input, dim, other, op):
-    if isinstance(dim, Tensor) or other is not None:
+    if isinstance(dim, Tensor) or other is not _NOT_GIVEN and other is not None:
         message = f"{'maximum' if op == 'max' else 'minimum'} not implemented for complex " \
                   "tensors."
         for t in (input, dim if other is None else other):
             no_complex(t, message, RuntimeError)
-    elif dim is None:
+    elif dim is _NOT_GIVEN or dim is None:
         no_complex(input, f'"{op}_all" not implemented for \'{{T}}\'')
     else:
         no_complex(input, f"{op}(): does not support complex input", RuntimeError)
@@ -545,6 +562,8 @@ def _arg(fn, input, dim, keepdim):
     no_complex(input, f"{name}(): does not support complex input", RuntimeError)
     if x.dtype == np.bool_:
         raise RuntimeError(f"{name}(): does not support bool input")
+    if keepdim is not False and keepdim is not True:
+        _check_keepdim(name, dim, keepdim)
     if dim is None and x.size == 0:
         raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() "
                          "== 0.")
@@ -1002,6 +1021,10 @@ class Logsumexp(BuiltinFunction):
 
 def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(input), dim))`` computed stably."""
+    if dim is None:  # (its dims are required: None is no list of ints)
+        from ._arg_errors import bad_argument
+        raise bad_argument(TypeError("logsumexp(): argument 'dim' must be tuple of ints, not "
+                                     "NoneType"))
     return Logsumexp.apply(input, _dims_arg(dim, input.ndim), keepdim)
 
 
@@ -1037,7 +1060,7 @@ def _softmax_lastdim(x):
     """PyTorch's float32 softmax along the last dim: exp(x - max), its sum in the vector
     order of ``vec::reduce_all``, then a multiplication by the sum's reciprocal."""
     rows = x.reshape(-1, x.shape[-1])
-    e = _libm.exp(np.subtract(rows, _row_max(rows)))
+    e = _libm.vec_exp(np.subtract(rows, _row_max(rows)))
     inv = np.reciprocal(vec_sum_lastdim(e, VEC_LANES))
     return np.multiply(e, inv[:, None], out=e).reshape(x.shape)
 
@@ -1047,7 +1070,9 @@ def _log_softmax_lastdim(x):
     the sum in the vector order of ``vec::map_reduce_all``."""
     rows = x.reshape(-1, x.shape[-1])
     shifted = np.subtract(rows, _row_max(rows))
-    log_sum = _libm.log(vec_sum_lastdim(_libm.exp(shifted), VEC_LANES))
+    # NOTE: PyTorch takes this log with SLEEF's logf too; the correctly rounded one differs
+    # from it in ~0.3 % of rows
+    log_sum = _libm.log(vec_sum_lastdim(_libm.vec_exp(shifted), VEC_LANES))
     return np.subtract(shifted, log_sum[:, None], out=shifted).reshape(x.shape)
 
 
@@ -1076,6 +1101,16 @@ def _log_softmax_array(x, dim):
     shifted = np.subtract(x, _max(x, dim, keepdims=True))
     s = _sum(np.exp(shifted), axis=dim, keepdims=True)
     return np.subtract(shifted, np.log(s, out=s), out=shifted)
+
+
+def _backward_sum(a, dim):
+    """The sums of ``a`` along ``dim`` (kept) as a softmax backward takes them: in the vector
+    order of PyTorch's last-dim kernel where it applies (float32, the last dim; PyTorch makes
+    the gradient contiguous first), else NumPy's."""
+    if a.dtype is _F32 and dim % a.ndim == a.ndim - 1:
+        rows = a.reshape(-1, a.shape[-1])
+        return vec_sum_lastdim(rows, VEC_LANES).reshape(a.shape[:-1] + (1,))
+    return _sum(a, axis=dim, keepdims=True)
 
 
 def _saved_output(ctx, ga):
@@ -1110,7 +1145,7 @@ class Softmax(BuiltinFunction):
         o = _saved_output(ctx, ga)
         if o is None:
             return NotImplemented
-        s = _sum(np.multiply(ga, o), axis=ctx.dim, keepdims=True)
+        s = _backward_sum(np.multiply(ga, o), ctx.dim)
         d = np.subtract(ga, s)
         return np.multiply(o, d, out=d), None
 
@@ -1139,6 +1174,12 @@ class LogSoftmax(BuiltinFunction):
         o = _saved_output(ctx, ga)
         if o is None:
             return NotImplemented
+        if o.dtype is _F32 and ctx.dim == o.ndim - 1:
+            # NOTE: PyTorch's last-dim kernel: g - exp(out) * sum(g), the sum in vector
+            # order, SLEEF's exp, and the multiply-subtract fused (one rounding)
+            e = _libm.vec_exp(o)
+            wide = np.multiply(e, _backward_sum(ga, ctx.dim), dtype=np.float64)
+            return np.subtract(ga, wide, out=e, dtype=np.float64, casting="same_kind"), None
         e = np.exp(o)
         e = np.multiply(e, _sum(ga, axis=ctx.dim, keepdims=True), out=e)
         return np.subtract(ga, e, out=e), None
@@ -1152,7 +1193,8 @@ def _softmax_input(input, dim, dtype, op):
         # the method require it
         raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
     if dim is None:
-        raise TypeError(f"{op}(): argument 'dim' must be int, not NoneType")
+        from ._arg_errors import bad_argument
+        raise bad_argument(TypeError(f"{op}(): argument 'dim' must be int, not NoneType"))
     if dtype is not None:
         input = input.to(dtype)
     elif input._data.dtype.kind not in "fc":
@@ -1310,14 +1352,39 @@ def _pnorm_grad(x, n, g, p):
     return scaled * scale
 
 
+VECTOR_NORM_SIGNATURES = ["(Tensor input, Number ord = 2, tuple of ints dim = None, bool "
+                          "keepdim = False, *, torch.dtype dtype = None, Tensor out = None)"]
+
+
 def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
     """The vector ``ord``-norm over ``dim`` (all elements when None)."""
+    return _vector_norm(input, ord, dim, keepdim, dtype, None)
+
+
+def _vector_norm(input, ord, dim, keepdim, dtype, call):
+    """``vector_norm``; ``call``: the ``(args, kwargs)`` PyTorch's parser sees (torch.norm's
+    own call), or None for the user's call of ``linalg.vector_norm``."""
+    try:
+        if keepdim is not False and keepdim is not True or type(ord) is str:
+            raise TypeError
+        dims, p = _dims_arg(dim, input.ndim), float(ord)
+    except (TypeError, ValueError):
+        raise _vector_norm_error(input, ord, dim, keepdim, call) from None
     if dtype is not None:
         input = input.to(dtype)
-    dims, p = _dims_arg(dim, input.ndim), float(ord)
     if not input._data.size and dim is not None:
         _check_empty_norm_dims(input, p, dim)
     return VectorNorm.apply(input, p, dims, keepdim)
+
+
+def _vector_norm_error(input, ord, dim, keepdim, call):
+    """The parser's TypeError for a vector norm's argument of the wrong type."""
+    from ._arg_errors import bad_call, parse_error
+    fallback = TypeError(f"linalg_vector_norm(): invalid arguments (ord={ord!r}, dim={dim!r}, "
+                         f"keepdim={keepdim!r})")
+    if call is None:
+        return bad_call("linalg_vector_norm", VECTOR_NORM_SIGNATURES, fallback)
+    return parse_error("linalg_vector_norm", VECTOR_NORM_SIGNATURES, *call) or fallback
 
 
 def _check_empty_norm_dims(input, p, dim):
@@ -1338,13 +1405,18 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
     As PyTorch's dispatch: 'fro' over at most two dims is the vector 2-norm; any other
     string (or 'fro' over more dims) goes to ``linalg.matrix_norm``, which checks it."""
+    # (PyTorch's torch.norm makes an int dim a list and calls the linalg norms positionally)
+    dims = [dim] if isinstance(dim, int) else dim
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
-            return vector_norm(input, 2, dim, keepdim, dtype=dtype)
+            return _vector_norm(input, 2, dims, keepdim, dtype,
+                                ((input, 2, dims, keepdim), {"dtype": dtype}))
         from ..linalg import matrix_norm
-        dims = tuple(range(input.ndim)) if dim is None else dim
+        dims = tuple(range(input.ndim)) if dim is None else dims
         return matrix_norm(input, p, dims, keepdim, dtype=dtype)
-    return vector_norm(input, 2 if p is None else p, dim, keepdim, dtype=dtype)
+    p = 2.0 if p is None else p
+    return _vector_norm(input, p, dims, keepdim, dtype,
+                        ((input, p, dims, keepdim), {"dtype": dtype}))
 
 
 # ---- boolean reductions -----------------------------------------------------------------

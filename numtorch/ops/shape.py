@@ -627,7 +627,7 @@ class Squeeze(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, x, dims):
-        ctx.shape = x.shape
+        ctx.shape, ctx.dims = x.shape, dims  # (dims: grad_fn._saved_dim)
         dims = tuple(d for d in dims if x.shape[d] == 1)
         return np.squeeze(x, axis=dims) if dims else x.view()
 

@@ -303,27 +303,53 @@ class NanmedianAll(MedianAll):
     _ignore_nan = True
 
 
-def median(input, dim=None, keepdim=False, *, out=None):
+_NOT_GIVEN = object()  # (median's dim: None given is the parser's error, as in PyTorch)
+
+
+def _check_median_args(op, dim, keepdim):
+    """PyTorch's parser errors for a median's ``dim`` given as None, or a keepdim that is no
+    bool or comes without a dim."""
+    if dim is _NOT_GIVEN:  # (a keepdim or out= needs the dim overload)
+        raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
+    if dim is None:
+        msg = f"{op}(): argument 'dim' must be int, not NoneType"
+    elif keepdim is not False and keepdim is not True:
+        msg = f"{op}(): argument 'keepdim' must be bool, not {type(keepdim).__name__}"
+    else:
+        return
+    from ._arg_errors import bad_argument
+    raise bad_argument(TypeError(msg))
+
+
+def median(input, dim=_NOT_GIVEN, keepdim=False, *, out=None):
     """The lower median (of all elements, or along ``dim`` with its index).
 
     >>> import numtorch as torch
     >>> torch.median(torch.tensor([4., 1., 3., 2.]))
     tensor(2.)
     """
+    if dim is _NOT_GIVEN and keepdim is False and out is None:
+        dim = None
+    else:
+        _check_median_args("median", dim, keepdim)
     if out is not None:
-        res = median(input, dim, keepdim)
-        return write_out(out, res) if dim is None else write_out_pair(out, res, "median")
+        # (out= is the dim overload's only: a dim is given)
+        return write_out_pair(out, median(input, dim, keepdim), "median")
     _check_median_dtype(input, dim)
     if dim is None:
         return MedianAll.apply(input)
     return _median_dim(MedianDim, "median", input, dim, keepdim)
 
 
-def nanmedian(input, dim=None, keepdim=False, *, out=None):
+def nanmedian(input, dim=_NOT_GIVEN, keepdim=False, *, out=None):
     """``median`` ignoring NaN values."""
+    if dim is _NOT_GIVEN and keepdim is False and out is None:
+        dim = None
+    else:
+        _check_median_args("nanmedian", dim, keepdim)
     if out is not None:
-        res = nanmedian(input, dim, keepdim)
-        return write_out(out, res) if dim is None else write_out_pair(out, res, "nanmedian")
+        # (out= is the dim overload's only: a dim is given)
+        return write_out_pair(out, nanmedian(input, dim, keepdim), "nanmedian")
     _check_median_dtype(input, dim)
     if dim is None:
         return NanmedianAll.apply(input)

@@ -13,7 +13,9 @@ import numpy as np
 
 from ..._tensor import Tensor
 
-__all__ = ["default_collate", "default_convert", "collate"]
+__all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map",
+           "collate_tensor_fn", "collate_numpy_array_fn", "collate_numpy_scalar_fn",
+           "collate_float_fn", "collate_int_fn", "collate_str_fn"]
 
 _NP_STR = re.compile(r"[SaUO]")
 _ERR = ("default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
@@ -67,45 +69,98 @@ def _rebuild_sequence(like, values):
         return values
 
 
-def _collate_tensors(batch):
+# ---- the per-type collate functions of ``default_collate_fn_map`` ------------------------
+# Each takes the batch positionally and the registry as ``collate_fn_map=``, so a user map
+# can reuse them (PyTorch's documented extension point).
+
+def collate_tensor_fn(batch, *, collate_fn_map=None):
+    """Stack a batch of tensors along a new first dimension."""
     from ... import stack
     return stack(batch, 0)
 
 
-def _collate_numpy(batch):
+def collate_numpy_array_fn(batch, *, collate_fn_map=None):
+    """Arrays become tensors, then collate again (arrays of strings/objects are refused)."""
     from ... import as_tensor
     elem = batch[0]
-    if isinstance(elem, np.ndarray):
-        if _NP_STR.search(elem.dtype.str):
-            raise TypeError(_ERR.format(elem.dtype))
-        return _collate_tensors([as_tensor(b) for b in batch])
-    return as_tensor(np.array(batch))
+    if _NP_STR.search(elem.dtype.str):
+        raise TypeError(_ERR.format(elem.dtype))
+    return collate([as_tensor(b) for b in batch], collate_fn_map=collate_fn_map)
+
+
+def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
+    """NumPy scalars become one tensor of their dtype."""
+    from ... import as_tensor
+    return as_tensor(batch)
+
+
+def collate_float_fn(batch, *, collate_fn_map=None):
+    """Python floats become a float64 tensor."""
+    from ... import tensor, float64
+    return tensor(batch, dtype=float64)
+
+
+def collate_int_fn(batch, *, collate_fn_map=None):
+    """Python ints (and bools) become an int64 (bool) tensor."""
+    from ... import tensor
+    return tensor(batch)
+
+
+def collate_str_fn(batch, *, collate_fn_map=None):
+    """Strings (and bytes) stay a list."""
+    return batch
+
+
+default_collate_fn_map = {
+    Tensor: collate_tensor_fn,
+    np.ndarray: collate_numpy_array_fn,
+    (np.bool_, np.number, np.object_): collate_numpy_scalar_fn,
+    float: collate_float_fn,
+    int: collate_int_fn,
+    str: collate_str_fn,
+    bytes: collate_str_fn,
+}
+
+
+def _find_fn(elem, collate_fn_map):
+    """The registry's function for ``elem``: its exact type first, else the first key (in
+    insertion order) it is an instance of; None when nothing fits."""
+    fn = collate_fn_map.get(type(elem))
+    if fn is not None:
+        return fn
+    for kind, fn in collate_fn_map.items():
+        if isinstance(elem, kind):
+            return fn
+    return None
 
 
 def collate(batch, *, collate_fn_map=None):
-    """Collate ``batch`` recursively by the type of its first element."""
-    from ... import tensor, float64
+    """Collate ``batch`` by the type of its first element, recursing into containers.
+
+    Leaf types are looked up in ``collate_fn_map`` (``default_collate`` passes
+    :data:`default_collate_fn_map`); mappings, namedtuples and sequences are walked
+    whatever the map says. A type nothing handles raises TypeError.
+
+    >>> collate([1.5, 2.5], collate_fn_map=default_collate_fn_map)
+    tensor([1.5000, 2.5000], dtype=torch.float64)
+    """
     elem = batch[0]
-    if isinstance(elem, Tensor):
-        return _collate_tensors(batch)
-    if type(elem).__module__ == "numpy" and not isinstance(elem, (np.str_, np.bytes_)):
-        return _collate_numpy(batch)
-    if isinstance(elem, float):
-        return tensor(batch, dtype=float64)
-    if isinstance(elem, int):
-        return tensor(batch)
-    if isinstance(elem, (str, bytes)):
-        return batch
+    if collate_fn_map is not None:
+        fn = _find_fn(elem, collate_fn_map)
+        if fn is not None:
+            return fn(batch, collate_fn_map=collate_fn_map)
     if isinstance(elem, collections.abc.Mapping):
-        return _rebuild_mapping(elem, {k: collate([d[k] for d in batch]) for k in elem})
+        return _rebuild_mapping(elem, {k: collate([d[k] for d in batch],
+                                                  collate_fn_map=collate_fn_map)
+                                       for k in elem})
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):
-        return type(elem)(*(collate(s) for s in zip(*batch)))
+        return type(elem)(*(collate(s, collate_fn_map=collate_fn_map) for s in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         size = len(elem)
         if not all(len(e) == size for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
         # NOTE: each column is zip's tuple, as in PyTorch: a column of strings stays a tuple
-        columns = [collate(s) for s in zip(*batch)]
+        columns = [collate(s, collate_fn_map=collate_fn_map) for s in zip(*batch)]
         if isinstance(elem, tuple):
             return columns
         return _rebuild_sequence(elem, columns)
@@ -118,4 +173,4 @@ def default_collate(batch):
     >>> default_collate([{'x': 1.0}, {'x': 2.0}])
     {'x': tensor([1., 2.], dtype=torch.float64)}
     """
-    return collate(batch)
+    return collate(batch, collate_fn_map=default_collate_fn_map)

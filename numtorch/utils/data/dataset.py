@@ -71,6 +71,8 @@ class StackDataset(Dataset):
             raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via "
                              "``kwargs``) like input/output, but both types are given.")
         datasets = args or tuple(kwargs.values())
+        if not datasets:
+            raise ValueError("At least one dataset should be passed")
         self._length = len(datasets[0])
         if any(self._length != len(d) for d in datasets):
             raise ValueError("Size mismatch between datasets")
@@ -80,6 +82,28 @@ class StackDataset(Dataset):
         if isinstance(self.datasets, dict):
             return {k: d[index] for k, d in self.datasets.items()}
         return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices):
+        """A batch of samples; a member dataset with ``__getitems__`` is asked once for all.
+
+        >>> StackDataset([1, 2, 3], [4, 5, 6]).__getitems__([0, 2])
+        [(1, 4), (3, 6)]
+        """
+        named = isinstance(self.datasets, dict)
+        members = self.datasets.items() if named else enumerate(self.datasets)
+        columns = {}
+        for key, d in members:
+            if callable(getattr(d, "__getitems__", None)):
+                items = d.__getitems__(indices)
+                if len(items) != len(indices):
+                    raise ValueError("Nested dataset's output size mismatch. Expected "
+                                     f"{len(indices)}, got {len(items)}")
+                columns[key] = items
+            else:
+                columns[key] = [d[i] for i in indices]
+        if named:
+            return [{k: col[j] for k, col in columns.items()} for j in range(len(indices))]
+        return [tuple(col[j] for col in columns.values()) for j in range(len(indices))]
 
     def __len__(self):
         return self._length
@@ -198,7 +222,10 @@ def random_split(dataset, lengths, generator=None):
         lengths = _fraction_lengths(len(dataset), lengths)
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    indices = randperm(sum(lengths), generator=generator).tolist()
+    from ..._random import default_generator
+    # (PyTorch's default argument is the global generator itself, so randperm always sees a
+    # generator= keyword: a float total is then an "invalid combination" there)
+    indices = randperm(sum(lengths), generator=generator or default_generator).tolist()
     return [Subset(dataset, indices[offset - length:offset])
             for offset, length in zip(itertools.accumulate(lengths), lengths)]
 
