@@ -1060,7 +1060,7 @@ def _softmax_lastdim(x):
     """PyTorch's float32 softmax along the last dim: exp(x - max), its sum in the vector
     order of ``vec::reduce_all``, then a multiplication by the sum's reciprocal."""
     rows = x.reshape(-1, x.shape[-1])
-    e = _libm.vec_exp(np.subtract(rows, _row_max(rows)))
+    e = _libm.exp(np.subtract(rows, _row_max(rows)))
     inv = np.reciprocal(vec_sum_lastdim(e, VEC_LANES))
     return np.multiply(e, inv[:, None], out=e).reshape(x.shape)
 
@@ -1070,9 +1070,7 @@ def _log_softmax_lastdim(x):
     the sum in the vector order of ``vec::map_reduce_all``."""
     rows = x.reshape(-1, x.shape[-1])
     shifted = np.subtract(rows, _row_max(rows))
-    # NOTE: PyTorch takes this log with SLEEF's logf too; the correctly rounded one differs
-    # from it in ~0.3 % of rows
-    log_sum = _libm.log(vec_sum_lastdim(_libm.vec_exp(shifted), VEC_LANES))
+    log_sum = _libm.log(vec_sum_lastdim(_libm.exp(shifted), VEC_LANES))
     return np.subtract(shifted, log_sum[:, None], out=shifted).reshape(x.shape)
 
 
@@ -1176,8 +1174,10 @@ class LogSoftmax(BuiltinFunction):
             return NotImplemented
         if o.dtype is _F32 and ctx.dim == o.ndim - 1:
             # NOTE: PyTorch's last-dim kernel: g - exp(out) * sum(g), the sum in vector
-            # order, SLEEF's exp, and the multiply-subtract fused (one rounding)
-            e = _libm.vec_exp(o)
+            # order and the multiply-subtract fused (one rounding); its exp is SLEEF's, which
+            # differs from this correctly rounded one in ~9 % of elements (a replay of it
+            # cost 10x as much: docs/performance.md)
+            e = _libm.exp(o)
             wide = np.multiply(e, _backward_sum(ga, ctx.dim), dtype=np.float64)
             return np.subtract(ga, wide, out=e, dtype=np.float64, casting="same_kind"), None
         e = np.exp(o)

@@ -1,6 +1,6 @@
 """Losses and activations sweep O against PyTorch, bit for bit where a training script prints:
-softmax / log_softmax along the last dim take SLEEF's exp (forward and backward, the backward's
-sum in vector order and its multiply-subtract fused); nll_loss's backward in PyTorch's order
+softmax / log_softmax along the last dim to float32 rounding (the backward's sum in vector order
+and its multiply-subtract fused; PyTorch's exp is SLEEF's); nll_loss's backward in PyTorch's order
 (w * -(g / total) for the mean), +0 for an ignored target (loss and gradient), no crash when
 every target is ignored; nll_loss2d's sum in its kernel's order; an unreduced 3-d nll_loss is
 a view; binary_cross_entropy's logs and gradient in PyTorch's order."""
@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import numtorch
-from numtorch.ops import _libm
 
 
 def _bits(t):
@@ -34,43 +33,41 @@ def _same_bits(f, arrays, grad_out=None):
         _value_and_grads(torch, f, arrays, grad_out)
 
 
-# ---- softmax / log_softmax: SLEEF's exp, vector-order sums, the fused backward --------
+# ---- softmax / log_softmax: vector-order sums, the fused backward ----------------------
+# NOTE: PyTorch's vectorised exp is SLEEF's expf, which misses the correctly rounded exp
+# numtorch takes in ~9 % of elements (a replay of it cost 10x as much: docs/performance.md);
+# values and gradients then agree to float32 rounding, most of them bit for bit
 _SHAPES = [(64, 10), (16, 3), (8, 100), (3, 1000), (2, 3, 17)]
 
 
-@pytest.mark.parametrize("shape", _SHAPES)
-def test_softmax_last_dim_bits(torch, shape):
-    rs = np.random.RandomState(sum(shape))
-    x = (rs.randn(*shape) * 3).astype(np.float32)
-    g = rs.randn(*shape).astype(np.float32)
-    _same_bits(lambda lib, x: lib.nn.functional.softmax(x, -1), [x], g)
+def _close_bits(f, arrays, grad_out, share=0.6):
+    """Values and gradients within float32 rounding of PyTorch's (a gradient's cancellation
+    in g - exp(out) * sum(g) may scale an exp's ulp up), most of them bit for bit."""
+    torch = pytest.importorskip("torch")
+    mine = _value_and_grads(numtorch, f, arrays, grad_out)
+    ref = _value_and_grads(torch, f, arrays, grad_out)
+    for (dt, shape, m), (rdt, rshape, r) in zip(mine, ref):
+        assert (dt, shape) == (rdt, rshape)
+        m, r = np.array(m, np.int32), np.array(r, np.int32)
+        assert (m == r).mean() >= share
+        mf, rf = m.view(np.float32), r.view(np.float32)
+        np.testing.assert_allclose(mf, rf, rtol=1e-6, atol=1e-6 * float(np.abs(rf).max()))
 
 
 @pytest.mark.parametrize("shape", _SHAPES)
-def test_log_softmax_last_dim_bits(torch, shape):
-    # NOTE: PyTorch takes the log of each row's sum with SLEEF's logf, numtorch a correctly
-    # rounded log: a row may then differ by an ulp (rarely); elsewhere every bit agrees
+def test_softmax_last_dim_to_rounding(torch, shape):
     rs = np.random.RandomState(sum(shape))
     x = (rs.randn(*shape) * 3).astype(np.float32)
     g = rs.randn(*shape).astype(np.float32)
-    f = lambda lib, x: lib.nn.functional.log_softmax(x, -1)   # noqa: E731
-    (_, _, mine), (_, _, mine_g) = _value_and_grads(numtorch, f, [x], g)
-    (_, _, ref), (_, _, ref_g) = _value_and_grads(torch, f, [x], g)
-    mine, ref, mine_g, ref_g = map(np.array, (mine, ref, mine_g, ref_g))
-    same_rows = (mine == ref).all(-1)
-    assert same_rows.mean() > 0.95 and np.abs(mine - ref).max() <= 1
-    assert np.array_equal(mine_g[same_rows], ref_g[same_rows])
+    _close_bits(lambda lib, x: lib.nn.functional.softmax(x, -1), [x], g)
 
 
-def test_vec_exp_is_pytorch_softmax_exp(torch):
-    # a row [0, v] with v below -17.4: the sum rounds to 1, so softmax's second entry is
-    # the kernel's exp(v) itself
-    v = np.linspace(-30, -17.5, 4001, dtype=np.float32)
-    rows = torch.from_numpy(np.stack([np.zeros_like(v), v], 1))
-    ref = torch.softmax(rows, 1)[:, 1].numpy()
-    assert np.array_equal(_libm.vec_exp(v).view(np.int32), ref.view(np.int32))
-    special = np.float32([np.nan, np.inf, -np.inf, -200, 200, 0])
-    np.testing.assert_array_equal(_libm.vec_exp(special), np.exp(special))
+@pytest.mark.parametrize("shape", _SHAPES)
+def test_log_softmax_last_dim_to_rounding(torch, shape):
+    rs = np.random.RandomState(sum(shape))
+    x = (rs.randn(*shape) * 3).astype(np.float32)
+    g = rs.randn(*shape).astype(np.float32)
+    _close_bits(lambda lib, x: lib.nn.functional.log_softmax(x, -1), [x], g)
 
 
 # ---- cross_entropy / nll_loss backward ------------------------------------------------
@@ -90,9 +87,9 @@ def _ce(weight=None, ignore=None, reduction="mean", scale=1.0):
                                 {"weight": [0.2, 0.9, 0.55], "reduction": "sum", "ignore": [1]},
                                 {"weight": [0.2, 0.9, 0.55], "reduction": "none",
                                  "ignore": [1]}])
-def test_cross_entropy_gradient_bits(torch, kw):
+def test_cross_entropy_gradient_to_rounding(torch, kw):
     x = np.random.RandomState(3).randn(8, 3).astype(np.float32)
-    _same_bits(_ce(**kw), [x])
+    _close_bits(_ce(**kw), [x], None)
 
 
 @pytest.mark.parametrize("weight", [None, [1.0, 2.0, 3.0]])
