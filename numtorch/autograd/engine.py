@@ -319,6 +319,8 @@ def _loop(heap, buffers, deps, needed, captures, captured, accumulate, retain_gr
                             ready, g = child, gi
                             continue
                         buffers[child] = [gi]
+                    elif type(child) is AccumulateGrad:  # (one input, no out meta)
+                        buffers[child] = [gi]
                     else:
                         buf = buffers[child] = [None] * _n_out(child)
                         buf[nr] = gi

@@ -978,7 +978,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if all_classes and op is LS.NllLoss and LS.plain_arrays():
         op = LS.NllLossAllClasses
     w = None if weight is None else weight.detach()
-    out = op.apply(x, t.to(D.int64), w, reduction, ignore_index)
+    t = t if t._data.dtype == np.int64 else t.to(D.int64)  # (uint8 targets are allowed)
+    out = op.apply(x, t, w, reduction, ignore_index)
     if reduction == "none" and (x.dim() == 3 or x.dim() > 4):
         # PyTorch runs a 3-d or 5+-d input through nll_loss2d as (N, C, 1, -1) and views the
         # unreduced loss back: its grad_fn is a ViewBackward0
