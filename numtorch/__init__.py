@@ -21,7 +21,7 @@ from ._allocator import tune_malloc as _tune_malloc  # noqa: E402
 
 _tune_malloc()
 
-__version__ = "2.13.0+numtorch"
+from .version import __version__  # noqa: E402  (a TorchVersion, as PyTorch's)
 
 from ._dtype import (dtype, get_default_dtype, set_default_dtype, promote_types,  # noqa: E402
                      uint8, int8, int16, int32, int64, float16, float32, float64, complex64,
@@ -43,7 +43,7 @@ from ._creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, emp
 from ._creation import range_ as range  # noqa: E402
 from ._random import (Generator, manual_seed, seed, initial_seed, get_rng_state,  # noqa: E402
                       set_rng_state, default_generator)
-from ._tensor_str import set_printoptions, get_printoptions, printoptions  # noqa: E402
+from ._tensor_str import set_printoptions, printoptions  # noqa: E402
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled,  # noqa: E402
                                  inference_mode, is_grad_enabled, is_inference_mode_enabled)
 from . import autograd  # noqa: E402
@@ -145,12 +145,96 @@ def set_default_device(dev):
     check_device(dev)
 
 
+_DETERMINISTIC = {"mode": False, "warn_only": False, "warned_tensor_type": False}
+
+
 def use_deterministic_algorithms(mode, *, warn_only=False):
-    """numtorch is always deterministic; accepted for compatibility."""
+    """Record the flag that scripts set and read back: numtorch's ops are deterministic
+    whatever it says (PyTorch's checks and messages on its arguments)."""
+    if not isinstance(mode, _builtins.bool):
+        raise TypeError("_set_deterministic_algorithms(): argument 'mode' (position 1) must "
+                        f"be bool, not {type(mode).__name__}")
+    if not isinstance(warn_only, _builtins.bool):
+        raise TypeError("_set_deterministic_algorithms(): argument 'warn_only' must be bool, "
+                        f"not {type(warn_only).__name__}")
+    _DETERMINISTIC["mode"], _DETERMINISTIC["warn_only"] = mode, warn_only
 
 
 def are_deterministic_algorithms_enabled():
-    return True
+    """What ``use_deterministic_algorithms`` set last (False at start, as in PyTorch)."""
+    return _DETERMINISTIC["mode"]
+
+
+def is_deterministic_algorithms_warn_only_enabled():
+    return _DETERMINISTIC["warn_only"]
+
+
+def get_deterministic_debug_mode():
+    """0 (off), 1 (warn only) or 2 (error), from ``use_deterministic_algorithms``."""
+    return 0 if not _DETERMINISTIC["mode"] else 1 if _DETERMINISTIC["warn_only"] else 2
+
+
+def set_default_tensor_type(t, /):
+    """Deprecated spelling of ``set_default_dtype`` taking a legacy type
+    (``torch.DoubleTensor``) or its name; warns once, as PyTorch does.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     set_default_tensor_type("torch.DoubleTensor")
+    >>> get_default_dtype()
+    torch.float64
+    >>> set_default_dtype(float32)
+    """
+    import importlib
+    import warnings
+    from ._legacy_types import tensortype
+    if isinstance(t, str):
+        module, _, name = t.rpartition(".")
+        module = "numtorch" + module[len("torch"):] if module.split(".")[0] == "torch" else module
+        t = getattr(importlib.import_module(module), name)
+    if not isinstance(t, tensortype):
+        raise TypeError("invalid type object: only floating-point types are supported as the "
+                        "default type")
+    if t.is_cuda:
+        t()  # raises PyTorch's "type torch.cuda.X not available" TypeError
+    if not t.dtype.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    set_default_dtype(t.dtype)
+    if not _DETERMINISTIC["warned_tensor_type"]:  # TORCH_WARN_ONCE
+        _DETERMINISTIC["warned_tensor_type"] = True
+        warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please "
+                      "use torch.set_default_dtype() and torch.set_default_device() as "
+                      "alternatives. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/"
+                      "tensor/python_tensor.cpp:434.)", UserWarning, stacklevel=2)
+
+
+def get_float32_matmul_precision():
+    """'highest' (the default), 'high' or 'medium': recorded, as numtorch's float32 matmuls
+    always run at full precision (as PyTorch's do on CPU)."""
+    from .backends import _MATMUL
+    return _MATMUL["precision"]
+
+
+def set_float32_matmul_precision(precision):
+    from .backends import _MATMUL
+    import warnings
+    if precision not in ("highest", "high", "medium"):
+        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
+                      "setFloat32MatmulPrecision call has no effect. (Triggered internally at "
+                      "/__w/pytorch/pytorch/aten/src/ATen/Context.cpp:458.)", UserWarning,
+                      stacklevel=2)
+        return
+    _MATMUL["precision"] = precision
+
+
+def get_num_interop_threads():
+    """PyTorch's inter-op thread count, kept as a number (numtorch runs no thread pool)."""
+    return _threads.get_num_interop_threads()
+
+
+def set_num_interop_threads(n):
+    _threads.set_num_interop_threads(n)
 
 
 def set_num_threads(n):
@@ -167,22 +251,24 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
             name=None, disable=False, recompile_limit=None, isolate_recompiles=False,
             shapes_spec=None):
     """numtorch has no compiler: a Module comes back wrapped in an ``OptimizedModule``, as
-    PyTorch returns it (see numtorch._dynamo.eval_frame), a function as itself; without a
-    model, a decorator that does the same."""
+    PyTorch returns it (see numtorch._dynamo.eval_frame), a function as a function of the
+    same name; without a model, a decorator that does the same. Outputs that need a gradient
+    come from one ``CompiledFunctionBackward`` node, as PyTorch's."""
     if model is None:
         def decorate(model):
             if model is None:
                 raise RuntimeError("Model can't be None")
-            return compile(model, mode=mode, options=options)
+            return compile(model, mode=mode, options=options, backend=backend)
         return decorate
     if mode is not None and options is not None:
         raise RuntimeError("Either mode or options can be specified, but both can't be "
                            "specified at the same time.")
     from .nn.modules.module import Module
+    from ._dynamo.eval_frame import OptimizedModule, compile_function, uses_compiled_node
+    node = uses_compiled_node(backend)
     if isinstance(model, Module):
-        from ._dynamo.eval_frame import OptimizedModule
-        return OptimizedModule(model)
-    return model
+        return OptimizedModule(model, compiled_node=node)
+    return compile_function(model, node)
 
 
 # ---- torch-level normalisation functions (PyTorch exposes them beside torch.nn.functional) -
@@ -225,6 +311,32 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     """Group norm of (N, C, HxW...) returning (out, mean, rstd), statistics (N, group)."""
     from .nn import functional as F
     return F._native_group_norm(input, weight, bias, N, C, HxW, group, eps)
+
+
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    """``F.grid_sample`` with ATen's mode numbers (0 bilinear / zeros, 1 nearest / border,
+    2 bicubic / reflection), for 4-D or 5-D input."""
+    from .nn import functional as F
+    return F._grid_sampler("grid_sampler", None, input, grid, interpolation_mode,
+                           padding_mode, align_corners)
+
+
+def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    """:func:`grid_sampler` of a 4-D (N, C, H, W) input.
+
+    >>> grid_sampler_2d(arange(4.).reshape(1, 1, 2, 2), zeros(1, 1, 1, 2), 0, 0, False)
+    tensor([[[[1.5000]]]])
+    """
+    from .nn import functional as F
+    return F._grid_sampler("grid_sampler_2d", 2, input, grid, interpolation_mode,
+                           padding_mode, align_corners)
+
+
+def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
+    """:func:`grid_sampler` of a 5-D (N, C, D, H, W) input (no bicubic mode)."""
+    from .nn import functional as F
+    return F._grid_sampler("grid_sampler_3d", 3, input, grid, interpolation_mode,
+                           padding_mode, align_corners)
 
 
 # ---- torch-level activations (PyTorch exposes these beside torch.nn.functional) -----------

@@ -133,8 +133,8 @@ def main(argv=None):
         print(USAGE)
         return 0 if argv else 2
     if argv[0] == "--version":
-        from . import __version__
-        print(__version__)
+        from . import __version__  # PyTorch's version string, which numtorch follows
+        print(f"numtorch (follows PyTorch {__version__})")
         return 0
     return run_script(argv[0], argv[1:])
 

@@ -11,7 +11,7 @@ depends on this count; numtorch's emulations of those kernels read it here.
 import glob
 import os
 
-_state = {"n": None}
+_state = {"n": None, "interop": None}
 
 
 def _physical_cores():
@@ -53,5 +53,24 @@ def set_num_threads(n):
     _state["n"] = n
 
 
+def get_num_interop_threads():
+    """The inter-op count set, else PyTorch's default (the intra-op default)."""
+    return _state["interop"] or default_num_threads()
+
+
+def set_num_interop_threads(n):
+    """Set the inter-op count once (PyTorch's checks and messages; numtorch has no pool)."""
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise RuntimeError(f"set_num_interop_threads expects an int, but got "
+                           f"{type(n).__name__}")
+    if n <= 0:
+        raise RuntimeError("set_num_interop_threads expects a positive integer")
+    if _state["interop"] is not None:
+        raise RuntimeError("Error: cannot set number of interop threads after parallel work "
+                           "has started or set_num_interop_threads called")
+    _state["interop"] = n
+
+
 def _reset():
     _state["n"] = None
+    _state["interop"] = None

@@ -1365,15 +1365,23 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     >>> triplet_margin_with_distance_loss(torch.zeros(1, 2), torch.zeros(1, 2), torch.ones(1, 2))
     tensor(0.)
     """
+    # NOTE: the functional form words these checks unlike the module's constructor (which
+    # checks the margin first with its own message): PyTorch's order and texts.
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
     if margin <= 0:
-        raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, "
-                         f"got {margin} instead")
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = (anchor.ndim, positive.ndim, negative.ndim)
+    if len(set(dims)) != 1:
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {dims[0]}D, positive "
+                           f"{dims[1]}D, and negative {dims[2]}D inputs")
     dist = distance_function if distance_function is not None else pairwise_distance
     d_pos = dist(anchor, positive)
     d_neg = dist(anchor, negative)
     if swap:
         d_neg = E.minimum(d_neg, dist(positive, negative))
-    return _reduce((margin + d_pos - d_neg).clamp_min(0), _reduction(reduction))
+    return _reduce((margin + d_pos - d_neg).clamp_min(0), reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
@@ -1575,6 +1583,13 @@ def _bag_inputs(input, offsets, per_sample_weights, include_last_offset):
     if offsets.dim() != 1:
         raise ValueError("offsets has to be a 1D Tensor")
     bounds = offsets._data.astype(np.int64)
+    if bounds.size and bounds[0] != 0:
+        raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
+                           f"has to start from position 0. However, got {bounds[0]}\n"
+                           f"[ {offsets.type()}{{}} ]")
+    if bounds.size and bounds[-1] > input.shape[0]:
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length "
+                           f"{input.shape[0]} but got offsets[-1] of {bounds[-1]}")
     if not include_last_offset:
         bounds = np.append(bounds, input.shape[0])
     return input, bounds, per_sample_weights
@@ -1611,6 +1626,11 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     flat, bounds, psw = _bag_inputs(input, offsets, per_sample_weights, include_last_offset)
     if flat.dtype != D.int64:  # PyTorch's bag kernel takes bool and uint8 indices as well
         flat = flat.long()
+    bad = (flat._data < 0) | (flat._data >= weight.shape[0])
+    if input.dim() == 1 and bad.any():
+        k = int(np.argmax(bad))
+        raise RuntimeError(f"Index {k} of input takes value {flat._data[k]} which is not in the "
+                           f"valid range [0, {weight.shape[0]})")
     if mode not in ("sum", "mean", "max"):
         raise ValueError("mode has to be one of sum, mean or max")
     if psw is not None and mode != "sum":
@@ -1788,10 +1808,11 @@ def pad(input, pad, mode="constant", value=None):
 
 def _check_pad_size(input, pairs, mode):
     sizes = input.shape[input.dim() - len(pairs):]
-    for i, (n, (lo, hi)) in enumerate(zip(sizes, pairs)):
-        dim = input.dim() - len(pairs) + i
+    # PyTorch checks the last dim first; its argument number counts pads from the last dim
+    for j, (n, (lo, hi)) in enumerate(reversed(list(zip(sizes, pairs)))):
+        dim = input.dim() - 1 - j
         if mode == "reflect" and (lo >= n or hi >= n):
-            raise RuntimeError(f"Argument #4: Padding size should be less than the "
+            raise RuntimeError(f"Argument #{4 + 2 * j}: Padding size should be less than the "
                                f"corresponding input dimension, but got: padding ({lo}, {hi}) "
                                f"at dimension {dim} of input {list(input.shape)}")
         if mode == "circular" and (lo > n or hi > n):
@@ -2145,6 +2166,35 @@ class _Col2Im(BuiltinFunction):
         return _Im2Col.apply(g, ctx.geom), None
 
 
+def _im2col_pair(value, name):
+    """An im2col / col2im size argument as a pair (an int repeats), or PyTorch's error."""
+    t = tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+    if len(t) != 2:
+        raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(t)}")
+    return t
+
+
+def _im2col_args(kernel_size, dilation, padding, stride, fold):
+    """(k, dil, pad, st) pairs checked positive (padding non-negative) in PyTorch's order."""
+    k, dil, pad, st = (_im2col_pair(v, n) for v, n in (
+        (kernel_size, "kernel_size"), (dilation, "dilation"), (padding, "padding"),
+        (stride, "stride")))
+    checks = [(min(k) > 0, f"kernel size should be greater than zero, but got kernel_height: "
+                           f"{k[0]} kernel_width: {k[1]}"),
+              (min(dil) > 0, f"dilation should be greater than zero, but got dilation_height: "
+                             f"{dil[0]} dilation_width: {dil[1]}"),
+              (min(pad) >= 0, f"padding should be non-negative, but got pad_height: {pad[0]} "
+                              f"pad_width: {pad[1]}"),
+              (min(st) > 0, f"stride should be greater than zero, but got stride_height: "
+                            f"{st[0]} stride_width: {st[1]}")]
+    if fold:  # col2im checks the stride second
+        checks.insert(1, checks.pop())
+    for ok, message in checks:
+        if not ok:
+            raise RuntimeError(message)
+    return k, dil, pad, st
+
+
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """Sliding local blocks of (N, C, H, W) as columns (N, C*kh*kw, L).
 
@@ -2153,12 +2203,16 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """
     if not isinstance(input, Tensor):
         raise not_a_tensor("im2col", input)
-    if input.dim() not in (3, 4):
-        raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported "
-                                  f"(got {input.dim()}D)")
+    k, dil, pad, st = _im2col_args(kernel_size, dilation, padding, stride, False)
+    # NOTE: PyTorch reads sizes 1 and 2 before it checks the dims (an IndexError below 3-D)
+    nonzero = input.size(1) != 0 and input.size(2) != 0
+    if not ((input.dim() == 3 and input.size(0) != 0 and nonzero) or
+            (input.dim() == 4 and nonzero and input.size(3) != 0)):
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size "
+                           f"and other non-zero dimensions for input, but got: "
+                           f"{list(input.shape)}")
     batched = input.dim() == 4
     x = input if batched else input.unsqueeze(0)
-    k, st, pad, dil = _pair(kernel_size), _pair(stride), _pair(padding), _pair(dilation)
     blocks = tuple((n + 2 * p - d * (kk - 1) - 1) // s + 1
                    for n, kk, s, p, d in zip(x.shape[2:], k, st, pad, dil))
     if min(blocks) < 1:
@@ -2166,9 +2220,37 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
                            f"{k}, dilation={dil}, padding={pad}, calculated shape of the array "
                            f"of sliding blocks as {blocks}, but its components must be at "
                            "least one.")
+    if x.dtype.category == D._INT:  # (bool, floating and complex kernels exist)
+        _float_kernel("im2col_out_cpu", x)
     geom = ConvGeom(x.shape[2:], k, st, tuple((p, p) for p in pad), dil, 1)
     out = _Im2Col.apply(x, geom)
     return out if batched else out.squeeze(0)
+
+
+def _check_col2im(input, out_size, k, dil, pad, st):
+    """PyTorch's col2im shape checks: (C*kh*kw, L) columns, L the number of blocks."""
+    d = input.dim()
+    if not ((d == 2 and input.size(0) != 0 and input.size(1) != 0) or
+            (d == 3 and input.size(1) != 0 and input.size(2) != 0)):
+        raise RuntimeError("Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
+                           f"batch size and non-zero dimensions for input, but got: "
+                           f"{list(input.shape)}")
+    planes, length = input.shape[-2:]
+    if planes % (k[0] * k[1]):
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the "
+                           f"product of kernel_size, but got input.size(1)={planes} and "
+                           f"kernel_size={k}.")
+    blocks = [(n + 2 * p - di * (kk - 1) - 1) // s + 1
+              for n, kk, s, p, di in zip(out_size, k, st, pad, dil)]
+    given = (f"Given output_size={out_size}, kernel_size={k}, dilation={dil}, padding={pad}, "
+             f"stride={st}, ")
+    if length != blocks[0] * blocks[1]:
+        raise RuntimeError(f"{given}expected size of input's dimension 2 to match the "
+                           f"calculated number of sliding blocks {blocks[0]} * {blocks[1]} = "
+                           f"{blocks[0] * blocks[1]}, but got input.size(2)={length}.")
+    if min(blocks) < 1:
+        raise RuntimeError(f"{given}calculated shape of the array of sliding blocks as "
+                           f"{tuple(blocks)}, which is invalid.")
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
@@ -2181,10 +2263,14 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """
     if not isinstance(input, Tensor):
         raise not_a_tensor("col2im", input)
+    out_size = _im2col_pair(output_size, "output_size")
+    k, dil, pad, st = _im2col_args(kernel_size, dilation, padding, stride, True)
+    _check_col2im(input, out_size, k, dil, pad, st)
+    if input.dtype.category == D._INT:  # (bool, floating and complex kernels exist)
+        _float_kernel("col2im_out_cpu", input)
     batched = input.dim() == 3
     x = input if batched else input.unsqueeze(0)
-    geom = ConvGeom(_pair(output_size), _pair(kernel_size), _pair(stride),
-                    tuple((p, p) for p in _pair(padding)), _pair(dilation), 1)
+    geom = ConvGeom(out_size, k, st, tuple((p, p) for p in pad), dil, 1)
     out = _Col2Im.apply(x, geom)
     return out if batched else out.squeeze(0)
 
@@ -2434,25 +2520,73 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
+def _unpool_output_size(input, k, s, p, output_size):
+    """The spatial output size of a max_unpool: the pooling's input size by default, or
+    ``output_size`` checked to lie strictly within a stride of it."""
+    nsp = len(k)
+    sizes = input.shape[input.dim() - nsp:]
+    default = [(n - 1) * si + ki - 2 * pi for n, si, pi, ki in zip(sizes, s, p, k)]
+    if output_size is None:
+        return default
+    if len(output_size) == nsp + 2:
+        output_size = output_size[2:]
+    if len(output_size) != nsp:
+        raise ValueError(f"output_size should be a sequence containing {nsp} or {nsp + 2} "
+                         f"elements, but it has a length of '{len(output_size)}'")
+    for d in range(nsp):
+        lo, hi = default[d] - s[d], default[d] + s[d]
+        if not lo < output_size[d] < hi:
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between '
+                             f'{lo} and {hi})')
+    return [int(n) for n in output_size]
+
+
+def _check_unpool_input(x, i, kdims):
+    """PyTorch's max_unpooling{2,3}d kernel checks on the input and its indices."""
+    name = f"max_unpooling{kdims}d"
+    if x.dim() not in (kdims + 1, kdims + 2):
+        raise RuntimeError(f"Input to {name} should be a {kdims + 1}d or {kdims + 2}d Tensor, "
+                           f"but got a tensor with {x.dim()} dimensions.")
+    if tuple(i.shape) != tuple(x.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({list(x.shape)}) but got indices tensor with shape: "
+                           f"{list(i.shape)}")
+    for d in range(x.dim() - kdims - 1, x.dim()):
+        if x.shape[d] == 0:
+            raise RuntimeError(f"{name}_forward_out_cpu(): Expected input to have non-zero "
+                               f"size for non-batch dimensions, but got {list(x.shape)} with "
+                               f"dimension {d} being empty.")
+    _floating_only(x, f"max_unpool{kdims}d")
+
+
 def _max_unpool(input, indices, kernel_size, stride, padding, output_size, nsp):
-    if isinstance(indices, Tensor) and indices.dtype is not D.int64:
-        # NOTE: PyTorch's 3-d kernel does not name the dtype it got
-        raise RuntimeError("elements in indices should be type int64" + (
-            f" but got: {D.SCALAR_NAMES[indices.dtype]}" if nsp < 3 else ""))
     tup = _ntuple(nsp)
     k = tup(kernel_size)
     s = tup(stride) if stride is not None else k
     p = tup(padding)
-    sizes = input.shape[input.dim() - nsp:]
-    default = tuple((n - 1) * si - 2 * pi + ki for n, si, pi, ki in zip(sizes, s, p, k))
-    if output_size is not None:
-        default = tuple(output_size)[-nsp:]
-    batched = input.dim() == nsp + 2
-    x = input if batched else input.unsqueeze(0)
-    i = indices if batched else indices.unsqueeze(0)
-    out_shape = tuple(x.shape[:2]) + default
-    out = P.named(P.MaxUnpool, f"MaxUnpool{nsp}DBackward0").apply(x, i, out_shape)
-    return out if batched else out.squeeze(0)
+    size = _unpool_output_size(input, k, s, p, output_size)
+    if isinstance(indices, Tensor) and indices.dtype is not D.int64:
+        # NOTE: PyTorch's 3-d kernel does not name the dtype it got
+        raise RuntimeError("elements in indices should be type int64" + (
+            f" but got: {D.SCALAR_NAMES[indices.dtype]}" if nsp < 3 else ""))
+    # PyTorch runs a 1-d unpool as a 2-d one on a trailing dim of 1 (its errors say so)
+    x, i = (input.unsqueeze(-1), indices.unsqueeze(-1)) if nsp == 1 else (input, indices)
+    size = size + [1] if nsp == 1 else size
+    kdims = max(nsp, 2)
+    _check_unpool_input(x, i, kdims)
+    idx = i._data
+    n_out = int(np.prod(size))
+    bad = (idx < 0) | (idx >= n_out)
+    if n_out and bad.any():  # PyTorch reads no index for an empty output
+        raise RuntimeError(f"Found an invalid max index: {idx[bad].flat[0]} (output volumes "
+                           f"are of size {'x'.join(map(str, size))})")
+    batched = x.dim() == kdims + 2
+    if not batched:
+        x, i = x.unsqueeze(0), i.unsqueeze(0)
+    out_shape = tuple(x.shape[:2]) + tuple(size)
+    out = P.named(P.MaxUnpool, f"MaxUnpool{kdims}DBackward0").apply(x, i, out_shape)
+    out = out if batched else out.squeeze(0)
+    return out.squeeze(-1) if nsp == 1 else out
 
 
 def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
@@ -3227,7 +3361,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if antialias and not (mode in ("bilinear", "bicubic") and nsp == 2):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
                          "modes and requires a 4-D tensor as input")
-    if not 1 <= nsp <= 3 or mode not in _INTERP_MODES:
+    # NOTE: PyTorch names the needed dims for linear modes only; bicubic (and lanczos) on
+    # the wrong dims get the general message
+    if not 1 <= nsp <= 3 or mode not in _INTERP_MODES or \
+            (mode in ("bicubic", "lanczos") and nsp != 2):
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
                                   f"{input.dim()}D) for the modes: nearest | linear | bilinear | "
                                   f"bicubic | trilinear | lanczos | area | nearest-exact (got "
@@ -3409,23 +3546,62 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     return cls.apply(input, grid, mode, padding_mode, bool(align_corners))
 
 
-def _check_grid(input, grid, mode):
-    if input.dtype != grid.dtype:
-        raise RuntimeError(f"grid_sampler(): expected input and grid to have same dtype, but "
-                           f"input has {input.dtype} and grid has {grid.dtype}")
-    if input.dim() not in (4, 5) or grid.dim() != input.dim():
-        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same "
-                           f"number of dimensions, but got input with sizes "
-                           f"{list(input.shape)} and grid with sizes {list(grid.shape)}")
-    if input.shape[0] != grid.shape[0]:
+_GRID_MODES = ("bilinear", "nearest", "bicubic")  # ATen's interpolation_mode numbers
+_GRID_PADDINGS = ("zeros", "border", "reflection")  # and padding_mode numbers
+
+
+def _check_grid(input, grid, mode, nsp=None):
+    """ATen's grid sampler checks, in its order: the shapes both kernels share, then the
+    rank (``nsp``: 2 or 3 for grid_sampler_2d/3d, None: by the input's), then the dtypes."""
+    sizes = f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
+    if input.shape[:1] != grid.shape[:1]:
         raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, "
-                           f"but got input with sizes {list(input.shape)} and grid with sizes "
-                           f"{list(grid.shape)}")
-    if grid.shape[-1] != input.dim() - 2:
+                           f"but got {sizes}")
+    if grid.shape[-1:] != (input.dim() - 2,):
         raise RuntimeError(f"grid_sampler(): expected grid to have size {input.dim() - 2} in "
                            f"last dimension, but got grid with sizes {list(grid.shape)}")
+    for i in range(2, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial "
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {i} being empty")
+    if nsp is None:  # torch.grid_sampler: the 2-d kernel for 4-D input, else the 3-d one
+        nsp = 2 if input.dim() == 4 else 3
+    if input.dim() != nsp + 2 or grid.dim() != input.dim():
+        raise RuntimeError(f"grid_sampler(): expected {nsp + 2}D input and grid with same "
+                           f"number of dimensions, but got {sizes}")
     if mode == "bicubic" and input.dim() != 4:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if input.dtype != grid.dtype:
+        raise RuntimeError(f"expected scalar type {D.SCALAR_NAMES[input.dtype]} but found "
+                           f"{D.SCALAR_NAMES[grid.dtype]}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"grid_sampler_{input.dim() - 2}d_cpu_kernel_impl" not '
+                                  f"implemented for '{D.SCALAR_NAMES[input.dtype]}'")
+
+
+def _grid_sampler(name, nsp, input, grid, interpolation_mode, padding_mode, align_corners):
+    """``torch.grid_sampler``, ``torch.grid_sampler_2d``/``_3d``: grid_sample with ATen's
+    integer mode numbers and no defaults (the functions F.grid_sample calls)."""
+    for i, (arg, v) in enumerate((("input", input), ("grid", grid))):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' (position {i + 1}) must be Tensor, "
+                            f"not {type(v).__name__}")
+    for i, (arg, v, names) in enumerate((("interpolation_mode", interpolation_mode, _GRID_MODES),
+                                         ("padding_mode", padding_mode, _GRID_PADDINGS))):
+        if not parser_int(v, allow_tensor=False):
+            raise TypeError(f"{name}(): argument '{arg}' (position {i + 3}) must be int, not "
+                            f"{type(v).__name__}")
+        if not 0 <= v < len(names):
+            raise RuntimeError(f"{name}(): numtorch supports {arg} " + ", ".join(
+                f"{k} ({n})" for k, n in enumerate(names)) + f", not {v}")
+    if not isinstance(align_corners, bool):
+        raise TypeError(f"{name}(): argument 'align_corners' (position 5) must be bool, not "
+                        f"{type(align_corners).__name__}")
+    mode, padding = _GRID_MODES[interpolation_mode], _GRID_PADDINGS[padding_mode]
+    _check_grid(input, grid, mode, nsp)
+    cls = P.named(P.GridSampler, f"GridSampler{input.dim() - 2}DBackward0")
+    return cls.apply(input, grid, mode, padding, align_corners)
 
 
 def affine_grid(theta, size, align_corners=None):

@@ -93,6 +93,10 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
     """The legacy type string (no argument) or a conversion to ``dtype``."""
     if dtype is None:
         return "torch." + D.LEGACY_NAMES[self.dtype]
+    if (dtype.startswith("torch.cuda.") if isinstance(dtype, str)
+            else getattr(dtype, "is_cuda", False) is True):
+        from ..cuda import NO_ATEN_CUDA
+        raise RuntimeError(NO_ATEN_CUDA)
     if isinstance(dtype, str):
         if dtype not in _LEGACY:
             raise ValueError(f"invalid type: '{dtype}'")

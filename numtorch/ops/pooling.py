@@ -172,6 +172,9 @@ class MaxPoolScatter(BuiltinFunction):
                 np.multiply(g, hit, out=out[sl])
             else:
                 out[sl] += g * hit
+        if disjoint and finite and g.dtype.kind == "f":
+            # NOTE: a negative g times a miss is -0.0; PyTorch adds g into zeros (+0.0)
+            out += 0
         return _crop(out, geom)
 
     @staticmethod
@@ -237,14 +240,19 @@ class MaxUnpool(BuiltinFunction):
         ctx.save_for_backward(idx)
         lead = x.shape[:2]
         out = np.zeros(lead + (int(np.prod(out_shape[2:])),), x.dtype)
-        np.put_along_axis(out, idx.reshape(lead + (-1,)), x.reshape(lead + (-1,)), -1)
+        if out.size:  # (not -1 in the reshape: the batch may be empty)
+            n_in = int(np.prod(x.shape[2:]))
+            np.put_along_axis(out, idx.reshape(lead + (n_in,)), x.reshape(lead + (n_in,)), -1)
         return out.reshape(out_shape)
 
     @staticmethod
     def backward(ctx, g):
         (idx,) = ctx.saved_tensors
         lead = tuple(g.shape[:2])
-        flat = g.reshape(lead + (-1,)).gather(2, idx.reshape(lead + (-1,)))
+        if not g.numel():
+            return g.new_zeros(tuple(idx.shape)), None, None
+        n_out, n_in = int(np.prod(tuple(g.shape[2:]))), int(np.prod(tuple(idx.shape[2:])))
+        flat = g.reshape(lead + (n_out,)).gather(2, idx.reshape(lead + (n_in,)))
         return flat.reshape(idx.shape), None, None
 
 
@@ -581,33 +589,56 @@ def _source(coord, size, padding_mode, align_corners):
     return c.astype(coord.dtype), mult * scale
 
 
-def _corners(src, sizes, mode):
-    """[(index per dim, weight, d weight / d src per dim)] of the sampled neighbours."""
+def _combine_factors(facs, second):
+    """A corner's weight from its per-dim factors ``(w_d, dw_d, d2w_d)``: the product of the
+    w_d, its derivative in each dim and (``second``) its Hessian in the dims."""
+    nsp = len(facs)
+
+    def prod(swap):  # the product in dim order, with the factors in ``swap`` replaced
+        out = None
+        for d, f in enumerate(facs):
+            v = swap.get(d, f[0])
+            out = v if out is None else out * v
+        return out
+
+    w = np.prod([f[0] for f in facs], axis=0)
+    dws = [prod({d: facs[d][1]}) for d in range(nsp)]
+    if not second:
+        return w, dws, None
+    d2 = [[prod({d: facs[d][2]}) if d == e else prod({d: facs[d][1], e: facs[e][1]})
+           for e in range(nsp)] for d in range(nsp)]
+    return w, dws, d2
+
+
+def _corners(src, sizes, mode, second=False):
+    """[(index per dim, weight, d weight / d src per dim, Hessian or None)] of the sampled
+    neighbours (weights of points outside the input are zero)."""
     if mode == "nearest":
         idx = [np.rint(s).astype(np.int64) for s in src]
         w = np.ones_like(src[0])
-        return [_masked(idx, w, [np.zeros_like(w)] * len(src), sizes)]
+        zero = np.zeros_like(w)
+        d2 = [[zero] * len(src) for _ in src] if second else None
+        return [_masked(idx, w, [zero] * len(src), d2, sizes)]
     lo = [np.floor(s) for s in src]
     frac = [s - f for s, f in zip(src, lo)]
     out = []
     for bits in np.ndindex(*(2,) * len(src)):
-        ws = [f if b else 1 - f for f, b in zip(frac, bits)]
+        one = [np.ones_like(f) for f in frac]
+        zero = np.zeros_like(frac[0])
+        facs = [(f, o, zero) if b else (1 - f, -o, zero) for f, o, b in zip(frac, one, bits)]
         idx = [f.astype(np.int64) + b for f, b in zip(lo, bits)]
-        dws = []
-        for d, b in enumerate(bits):
-            rest = np.prod([w for e, w in enumerate(ws) if e != d], axis=0) if len(ws) > 1 \
-                else np.ones_like(ws[0])
-            dws.append(rest if b else -rest)
-        out.append(_masked(idx, np.prod(ws, axis=0), dws, sizes))
+        out.append(_masked(idx, *_combine_factors(facs, second), sizes))
     return out
 
 
-def _masked(idx, w, dws, sizes):
+def _masked(idx, w, dws, d2, sizes):
     valid = np.ones(w.shape, bool)
     for i, n in zip(idx, sizes):
         valid &= (i >= 0) & (i < n)
     idx = [np.where(valid, i, 0) for i in idx]
-    return idx, w * valid, [dw * valid for dw in dws]
+    if d2 is not None:
+        d2 = [[h * valid for h in row] for row in d2]
+    return idx, w * valid, [dw * valid for dw in dws], d2
 
 
 _CUBIC_A = -0.75  # PyTorch's cubic convolution constant (Keys' kernel)
@@ -615,20 +646,23 @@ _CUBIC_A = -0.75  # PyTorch's cubic convolution constant (Keys' kernel)
 
 def _cubic_taps(t):
     """Keys' cubic-convolution weights of the taps at offsets -1, 0, 1, 2 from floor(src),
-    for fraction ``t``, with their derivatives in ``t``."""
+    for fraction ``t``, with their first and second derivatives in ``t``."""
     a = _CUBIC_A
 
     def near(u):  # |u| <= 1
-        return ((a + 2) * u - (a + 3)) * u * u + 1, (3 * (a + 2) * u - 2 * (a + 3)) * u
+        return (((a + 2) * u - (a + 3)) * u * u + 1, (3 * (a + 2) * u - 2 * (a + 3)) * u,
+                6 * (a + 2) * u - 2 * (a + 3))
 
     def far(u):  # 1 < |u| < 2
-        return ((a * u - 5 * a) * u + 8 * a) * u - 4 * a, (3 * a * u - 10 * a) * u + 8 * a
+        return (((a * u - 5 * a) * u + 8 * a) * u - 4 * a, (3 * a * u - 10 * a) * u + 8 * a,
+                6 * a * u - 10 * a)
 
-    (w0, d0), (w1, d1), (w2, d2), (w3, d3) = far(t + 1), near(t), near(1 - t), far(2 - t)
-    return [w0, w1, w2, w3], [d0, d1, -d2, -d3]
+    (w0, d0, s0), (w1, d1, s1), (w2, d2, s2), (w3, d3, s3) = \
+        far(t + 1), near(t), near(1 - t), far(2 - t)
+    return [w0, w1, w2, w3], [d0, d1, -d2, -d3], [s0, s1, s2, s3]
 
 
-def _bicubic_corners(src, sizes, padding_mode, align_corners):
+def _bicubic_corners(src, sizes, padding_mode, align_corners, second=False):
     """Like ``_corners`` for the 4 x 4 bicubic taps: padding_mode moves each tap (not the
     sampled point) inside, as PyTorch does, so it adds nothing to the grid gradient."""
     lo = [np.floor(s) for s in src]
@@ -637,39 +671,54 @@ def _bicubic_corners(src, sizes, padding_mode, align_corners):
     for ks in np.ndindex(*(4,) * len(src)):
         idx = [_pad_coord(f + (k - 1), n, padding_mode, align_corners)[0].astype(np.int64)
                for f, k, n in zip(lo, ks, sizes)]
-        ws = [t[0][k] for t, k in zip(taps, ks)]
-        dws = [np.prod([t[1][k] if e == d else ws[e] for e, (t, k) in enumerate(zip(taps, ks))],
-                       axis=0) for d in range(len(src))]
-        out.append(_masked(idx, np.prod(ws, axis=0), dws, sizes))
+        facs = [(t[0][k], t[1][k], t[2][k]) for t, k in zip(taps, ks)]
+        out.append(_masked(idx, *_combine_factors(facs, second), sizes))
     return out
 
 
-def _bicubic_terms(x, grid, padding_mode, align_corners):
+def _bicubic_terms(x, grid, padding_mode, align_corners, second):
     nsp = x.ndim - 2
     sizes = x.shape[2:]
     srcs = [_unnormalize(grid[..., nsp - 1 - d], sizes[d], align_corners) for d in range(nsp)]
     n = np.arange(x.shape[0]).reshape((-1,) + (1,) * nsp)
-    keys = [((n,) + tuple(i), w, dws) for i, w, dws in
-            _bicubic_corners([s for s, _ in srcs], sizes, padding_mode, align_corners)]
+    keys = [((n,) + tuple(i), w, dws, d2) for i, w, dws, d2 in
+            _bicubic_corners([s for s, _ in srcs], sizes, padding_mode, align_corners, second)]
     return np.moveaxis(x, 1, -1), keys, [np.full_like(s, m) for s, m in srcs]
 
 
-def _grid_terms(x, grid, mode, padding_mode, align_corners):
+def _grid_terms(x, grid, mode, padding_mode, align_corners, second=False):
+    """x channels-last, [(gather key, weight, d weight/d src per dim, Hessian or None)] per
+    neighbour, and d src/d grid per dim (dims outer to inner: grid's last entry is dim 0)."""
     if mode == "bicubic":
-        return _bicubic_terms(x, grid, padding_mode, align_corners)
+        return _bicubic_terms(x, grid, padding_mode, align_corners, second)
     nsp = x.ndim - 2
     sizes = x.shape[2:]
     srcs = [_source(grid[..., nsp - 1 - d], sizes[d], padding_mode, align_corners)
             for d in range(nsp)]
     n = np.arange(x.shape[0]).reshape((-1,) + (1,) * nsp)
-    keys = [((n,) + tuple(i), w, dws) for i, w, dws in _corners([s for s, _ in srcs], sizes,
-                                                                 mode)]
+    keys = [((n,) + tuple(i), w, dws, d2) for i, w, dws, d2 in
+            _corners([s for s, _ in srcs], sizes, mode, second)]
     return np.moveaxis(x, 1, -1), keys, [m for _, m in srcs]
 
 
+def _add_at(target, key, values):
+    """``np.add.at(target, key, values)`` over the leading axes of the channels-last
+    ``target``. NOTE: float64 goes through np.bincount (many times faster; a bin's sum is
+    rounded apart from ``target``'s old value, last-bit noise in float64); other dtypes keep
+    np.add.at, whose sums round in their own dtype as ATen's do."""
+    if target.dtype != np.float64:
+        np.add.at(target, key, values)
+        return
+    lead, c = target.shape[:-1], target.shape[-1]
+    flat = np.ravel_multi_index(tuple(np.broadcast_arrays(*key)), lead)
+    idx = (flat[..., None] * c + np.arange(c)).reshape(-1)
+    vals = np.broadcast_to(values, flat.shape + (c,)).reshape(-1)
+    target += np.bincount(idx, vals, minlength=target.size).reshape(target.shape)
+
+
 class GridSampler(BuiltinFunction):
-    """out[n, :, p] = sum over neighbours k of w_k(grid[n, p]) x[n, :, k];  dx scatters g
-    with the same weights, dgrid = g . x_k dw_k/dgrid (once differentiable, as PyTorch's)."""
+    """out[n, :, p] = sum over neighbours k of w_k(grid[n, p]) x[n, :, k];  (dx, dgrid) =
+    GridSamplerBackward(g, x, grid), itself differentiable once more (as PyTorch's)."""
     _backward_name = "GridSampler2DBackward0"
 
     @staticmethod
@@ -677,25 +726,64 @@ class GridSampler(BuiltinFunction):
         ctx.opts = (mode, padding_mode, align_corners)
         ctx.save_for_backward(x, grid)
         xt, keys, _ = _grid_terms(x, grid, mode, padding_mode, align_corners)
-        out = sum(xt[key] * w[..., None] for key, w, _ in keys)
+        out = sum(xt[key] * w[..., None] for key, w, _, _ in keys)
         return np.ascontiguousarray(np.moveaxis(out, -1, 1).astype(x.dtype))
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, g):
-        x, grid = (t._data for t in ctx.saved_tensors)
-        xt, keys, mults = _grid_terms(x, grid, *ctx.opts)
-        gt = np.moveaxis(g._data, 1, -1)
+        x, grid = ctx.saved_tensors
+        cls = named(GridSamplerBackward, f"GridSampler{grid.ndim - 2}DBackwardBackward0")
+        gx, ggrid = cls.apply(g, x, grid, *ctx.opts)
+        return gx, ggrid, None, None, None
+
+
+class GridSamplerBackward(BuiltinFunction):
+    """(dx, dgrid) of grid sampling for upstream g: dx scatters g with the weights w_k,
+    dgrid = sum_k (g . x_k) dw_k/dgrid. Both are linear in g, dgrid also in x, so the
+    second derivatives need only the Hessian of w_k in the grid (once differentiable)."""
+    _backward_name = "GridSampler2DBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, x, grid, mode, padding_mode, align_corners):
+        ctx.opts = (mode, padding_mode, align_corners)
+        ctx.save_for_backward(g, x, grid)
+        xt, keys, mults = _grid_terms(x, grid, mode, padding_mode, align_corners)
+        gt = np.moveaxis(g, 1, -1)
         gx = np.zeros_like(xt)
         ggrid = np.zeros_like(grid)
         nsp = len(mults)
-        for key, w, dws in keys:
-            np.add.at(gx, key, gt * w[..., None])
+        for key, w, dws, _ in keys:
+            _add_at(gx, key, gt * w[..., None])
             gdot = (gt * xt[key]).sum(-1)
             for d in range(nsp):
                 ggrid[..., nsp - 1 - d] += gdot * dws[d] * mults[d]
-        return _make(np.moveaxis(gx, -1, 1).copy(), None, False), \
-            _make(ggrid, None, False), None, None, None
+        return np.moveaxis(gx, -1, 1).copy(), ggrid
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, ggx, gggrid):
+        g, x, grid = (t._data for t in ctx.saved_tensors)
+        xt, keys, mults = _grid_terms(x, grid, *ctx.opts, second=True)
+        gt = np.moveaxis(g, 1, -1)
+        ggxt = np.moveaxis(ggx._data, 1, -1)
+        nsp = len(mults)
+        # the upstream of dgrid per dim in src units: gggrid[..., grid entry] * dsrc/dgrid
+        v = [gggrid._data[..., nsp - 1 - d] * mults[d] for d in range(nsp)]
+        d_g, d_x = np.zeros_like(gt), np.zeros_like(xt)
+        d_grid = np.zeros_like(grid)
+        for key, w, dws, d2 in keys:
+            xk, ggk = xt[key], ggxt[key]
+            vdw = sum(vd * dw for vd, dw in zip(v, dws))  # d(dgrid . gggrid) / d gdot
+            d_g += ggk * w[..., None] + xk * vdw[..., None]
+            _add_at(d_x, key, gt * vdw[..., None])
+            gx_dot = (gt * ggk).sum(-1)  # dx's upstream sampled: moves with the weights
+            gdot = (gt * xk).sum(-1)
+            for e in range(nsp):
+                hv = sum(vd * h for vd, h in zip(v, d2[e]))
+                d_grid[..., nsp - 1 - e] += (gx_dot * dws[e] + gdot * hv) * mults[e]
+        return (_make(np.moveaxis(d_g, -1, 1).astype(g.dtype), None, False),
+                _make(np.moveaxis(d_x, -1, 1).copy(), None, False),
+                _make(d_grid, None, False), None, None, None)
 
 
 class AffineGridGenerator(BuiltinFunction):
@@ -712,9 +800,11 @@ class AffineGridGenerator(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
+        # ATen's order: (base^T bmm g) transposed, so grad_fn is TransposeBackward0
         n, k = g.shape[0], g.shape[-1]
-        base = _const(ctx.base.reshape(-1, k + 1).astype(ctx.base.dtype))
-        return g.reshape(n, -1, k).transpose(1, 2) @ base.to(g.dtype), None
+        base = ctx.base.reshape(1, -1, k + 1).astype(g._data.dtype)
+        base_t = _const(np.broadcast_to(base.swapaxes(1, 2), (n, k + 1, base.shape[1])))
+        return base_t.bmm(g.reshape(n, -1, k)).transpose(1, 2), None
 
 
 def affine_base(spatial, align_corners, dtype):

@@ -418,22 +418,58 @@ def _strided_positions(size, stride, storage_offset):
     return pos
 
 
+class AsStrided(BuiltinFunction):
+    """out = storage[pos], the storage holding x at positions ``own`` (the rest constant);
+    dx = (zeros(storage) with g added at ``pos``)[own]: PyTorch's as_strided backward,
+    overlapping positions summed."""
+    _backward_name = "AsStridedBackward0"
+
+    @staticmethod
+    def forward(ctx, x, storage, own, pos):
+        ctx.size, ctx.own, ctx.pos = storage.size, own, pos
+        buf = storage.copy()
+        buf[own.reshape(-1)] = x.reshape(-1)
+        return buf[pos]
+
+    @staticmethod
+    def backward(ctx, g):
+        zeros = _const(np.zeros(ctx.size, g._data.dtype))
+        buf = index_add(zeros, 0, _const(ctx.pos.reshape(-1)), g.reshape(-1))
+        return buf[_const(ctx.own)], None, None, None
+
+
 def as_strided(input, size, stride, storage_offset=None):
-    """The elements of ``input``'s (contiguous) storage at ``storage_offset +
-    sum(i_k * stride_k)``, as a tensor of ``size`` (a copy in numtorch).
+    """The elements of ``input``'s storage at ``storage_offset + sum(i_k * stride_k)``, as a
+    tensor of ``size`` (a copy in numtorch, where PyTorch returns a view).
 
     For a view, the storage is its base's (as in PyTorch): ``size``, ``stride`` and
-    ``storage_offset`` (by default the view's own offset) index the base's memory."""
-    storage = _view_storage(input)
-    if storage is not None:
-        return _as_strided_view(input, *storage, size, stride, storage_offset)
-    pos = _strided_positions(size, stride, storage_offset or 0)
-    flat = input.reshape(-1)
-    if pos.size and pos.max() >= flat.shape[0]:
-        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
-                           f"offset {storage_offset or 0} is out of bounds for storage of size "
-                           f"{flat.shape[0]}")
-    return flat[_const(pos)] if pos.size else flat[:0].reshape(tuple(size))
+    ``storage_offset`` (by default the view's own offset) index the base's memory; any other
+    tensor is read as its contiguous elements.
+
+    >>> import numtorch as torch
+    >>> torch.arange(6.).as_strided((2, 2), (1, 2), 1)
+    tensor([[1., 3.],
+            [2., 4.]])
+    """
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(st < 0 for st in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, "
+                           f"got strides: {list(stride)}")
+    if storage_offset is not None and storage_offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
+    view = _view_storage(input)
+    if view is not None:
+        storage, own_offset, own_strides = view
+        own = _strided_positions(input.shape, own_strides, own_offset)
+        offset = own_offset if storage_offset is None else storage_offset
+    else:
+        storage = np.zeros(input.numel(), input._data.dtype)
+        own = _positions(input.shape)
+        offset = storage_offset or 0
+    _check_storage(size, stride, offset, storage.size, storage.itemsize)
+    return AsStrided.apply(input, storage, own, _strided_positions(size, stride, offset))
 
 
 def _view_storage(input):
@@ -453,35 +489,68 @@ def _view_storage(input):
     return base._data.reshape(-1), delta // item, [st // item for st in data.strides]
 
 
-def _as_strided_view(input, storage, own_offset, own_strides, size, stride, storage_offset):
-    """``as_strided`` of a view over ``storage``: each position that one of the view's own
-    elements occupies is read through the view (so gradients reach it); any other position
-    is a constant read from the base, which the view does not cover."""
-    offset = own_offset if storage_offset is None else storage_offset
-    pos = _strided_positions(size, stride, offset)
-    if pos.size and (pos.max() >= storage.size or pos.min() < 0):
-        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
-                           f"offset {offset} is out of bounds for storage of size "
-                           f"{storage.size}")
-    owner = np.full(storage.size, -1, np.int64)  # storage position -> view's flat index
-    owner[_strided_positions(input.shape, own_strides, own_offset).reshape(-1)] = \
-        np.arange(input.numel(), dtype=np.int64)
-    idx = owner[pos]
-    inside = idx >= 0
-    from .elementwise import where
-    read = input.reshape(-1)[_const(np.where(inside, idx, 0))]
-    return where(_const(inside), read, _const(storage[pos]))
-
-
 def as_strided_copy(input, size, stride, storage_offset=None):
     """``as_strided`` (always a copy)."""
     return as_strided(input, size, stride, storage_offset)
 
 
+class AsStridedScatter(BuiltinFunction):
+    """out = x with src written at the flat positions ``pos``;  dsrc = g[pos], and dx = g
+    at ``pos`` and zero elsewhere: PyTorch's ``as_strided_scatter_backward`` copies the
+    grad's slice into zeros (the complement of what a scatter's derivative would be), and
+    numtorch gives the same numbers."""
+    _backward_name = "AsStridedScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, x, src, pos):
+        ctx.pos = pos
+        out = np.array(x, order="C")
+        out.reshape(-1)[pos.reshape(-1)] = src.reshape(-1)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        pos = ctx.pos
+        mask = np.zeros(g.shape, bool)
+        mask.reshape(-1)[pos.reshape(-1)] = True
+        gx = g * _const(mask) if ctx.needs_input_grad[0] else None
+        gsrc = g.reshape(-1)[_const(pos)] if ctx.needs_input_grad[1] else None
+        return gx, gsrc, None
+
+
+def _check_storage(size, stride, offset, n_storage, itemsize):
+    """PyTorch's setStorage bounds check of an ``as_strided`` geometry over a storage of
+    ``n_storage`` elements (messages in bytes, as PyTorch's)."""
+    if any(n == 0 for n in size):
+        return
+    need = offset + sum((n - 1) * st for n, st in zip(size, stride)) + 1
+    if need > n_storage or offset < 0:
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
+                           f"offset {offset}, and itemsize {itemsize} requiring a storage size "
+                           f"of {need * itemsize} are out of bounds for storage of size "
+                           f"{n_storage * itemsize}")
+
+
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
-    """``input`` with ``src`` written at the ``as_strided`` positions."""
-    pos = _strided_positions(size, stride, storage_offset or 0)
-    return put(input, _const(pos), src)
+    """``input`` (read as contiguous) with ``src`` written at the ``as_strided`` positions.
+
+    >>> import numtorch as torch
+    >>> torch.zeros(2, 2).as_strided_scatter(torch.ones(2), (2,), (3,))
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    size, stride = tuple(size), tuple(stride)
+    offset = storage_offset or 0
+    pos = _strided_positions(size, stride, offset)
+    _check_storage(size, stride, offset, input.numel(), input._data.itemsize)
+    if tuple(src.shape) != size:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size "
+                           f"= {list(src.shape)}, slice size = {list(size)}")
+    if any(n > 1 and st == 0 for n, st in zip(size, stride)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
+    return AsStridedScatter.apply(input, src.to(input.dtype), pos)
 
 
 METHODS = ["scatter_reduce", "index_add", "index_copy", "index_fill", "index_reduce", "put",

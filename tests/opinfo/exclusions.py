@@ -22,6 +22,10 @@ FAMILIES = (
      "torch.masked is a prototype namespace built around MaskedTensor and sparse masks"),
     ("`bfloat16`, `chalf`",
      "dtypes NumPy cannot represent (bfloat16, complex32)"),
+    ("`hash_tensor`",
+     "returns torch.uint64, one of PyTorch's 'limited support' unsigned dtypes (no arithmetic "
+     "or promotion on CPU) that numtorch does not model; the hash itself (xor of the 64-bit "
+     "patterns of the values upcast to float64/int64) would be plain NumPy"),
 )
 
 _ATEN_ONLY = {"slice", "native_dropout_backward", "max_pool2d_with_indices_backward"}
@@ -44,4 +48,6 @@ def excluded(name):
         return FAMILIES[5][1]
     if name in _NUMPY_LACKS:
         return FAMILIES[6][1]
+    if name == "hash_tensor":
+        return FAMILIES[7][1]
     return None

@@ -135,21 +135,51 @@ class Converter:
             return {k: self(v) for k, v in x.items()}
         if isinstance(x, slice):
             return slice(self(x.start), self(x.stop), self(x.step))
+        if isinstance(x, torch.nn.Module):
+            return self.module(x)
         return convert_scalar(x)
+
+    def module(self, m):
+        """A parameter-free torch module (a ``distance_function=PairwiseDistance()`` argument)
+        as numtorch's module of the same class, with the same plain attributes."""
+        if any(True for _ in m.parameters()) or any(True for _ in m.buffers()):
+            raise Missing(f"cannot convert {type(m).__name__}: it holds tensors")
+        cls = _numtorch_attr(f"nn.{type(m).__name__}")
+        out = cls.__new__(cls)
+        numtorch.nn.Module.__init__(out)
+        for k, v in vars(m).items():
+            if not k.startswith("_"):
+                setattr(out, k, self(v))
+        out.train(m.training)
+        return out
 
     def tensor(self, t):
         hit = self.pairs.get(id(t))
         if hit is not None:
             return hit[1]
         dtype = convert_scalar(t.dtype)
-        data = t.detach().resolve_conj().resolve_neg().numpy().copy()
-        n = numtorch.from_numpy(data)
+        n = self._view(t)
+        if n is None:
+            n = numtorch.from_numpy(t.detach().resolve_conj().resolve_neg().numpy().copy())
         if n.dtype is not dtype:
             raise AssertionError(f"converted {t.dtype} to {n.dtype}")
         if self.requires_grad and t.requires_grad:
             n.requires_grad_(True)
         self.pairs[id(t)] = (t, n)
         return n
+
+    @staticmethod
+    def _view(t):
+        """A contiguous view into part of a contiguous base (as_strided's ``partial_views``
+        samples) as the same view of a numtorch copy of the base, so that the storage
+        around it is there too; None for anything else (converted as a plain copy)."""
+        base = t._base
+        if base is None or t.is_conj() or t.is_neg() or not t.is_contiguous() or \
+                not base.is_contiguous() or base.requires_grad:
+            return None
+        nb = numtorch.from_numpy(base.detach().numpy().copy())
+        k = t.storage_offset() - base.storage_offset()
+        return nb.reshape(-1)[k:k + t.numel()].view(tuple(t.shape))
 
     def grad_inputs(self):
         """The (torch, numtorch) tensor pairs whose torch side requires grad."""

@@ -183,22 +183,22 @@ class _ConvTransposeNd(_ConvNd):
         if output_size is None:
             return self.output_padding
         n = self._nsp
-        output_size = list(output_size)[-n:]
+        lead = 2 if input.dim() == n + 2 else 1     # batch and channel dims, or channel only
+        if len(output_size) == lead + n:
+            output_size = output_size[lead:]
         if len(output_size) != n:
             raise ValueError(f"ConvTranspose{n}D: for {input.dim()}D input, output_size must "
-                             f"have {n} or {n + 2} elements (got {len(output_size)})")
-        res = []
-        for d in range(n):
-            dim = input.dim() - n + d
-            min_size = ((input.size(dim) - 1) * self.stride[d] - 2 * self.padding[d] +
-                        self.dilation[d] * (self.kernel_size[d] - 1) + 1)
-            max_size = min_size + self.stride[d] - 1
-            if not min_size <= output_size[d] <= max_size:
+                             f"have {n} or {n + lead} elements (got {len(output_size)})")
+        min_sizes = [(input.size(d + lead) - 1) * self.stride[d] - 2 * self.padding[d] +
+                     self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(n)]
+        max_sizes = [m + s - 1 for m, s in zip(min_sizes, self.stride)]
+        for size, lo, hi in zip(output_size, min_sizes, max_sizes):
+            if not lo <= size <= hi:
+                # NOTE: PyTorch names the input's size from dim 2 on, even when unbatched
                 raise ValueError(f"requested an output size of {output_size}, but valid sizes "
-                                 f"range from {min_size} to {max_size} (for an input of "
-                                 f"{list(input.size())[2:]})")
-            res.append(output_size[d] - min_size)
-        return tuple(res)
+                                 f"range from {min_sizes} to {max_sizes} (for an input of "
+                                 f"{input.size()[2:]})")
+        return tuple(int(size) - lo for size, lo in zip(output_size, min_sizes))
 
     def forward(self, input, output_size=None):
         op = self._output_padding(input, output_size)

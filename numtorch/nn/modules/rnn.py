@@ -335,8 +335,11 @@ class RNNBase(Module):
         """Shared forward: batching, default states, checks, then the recurrence."""
         from ... import stack, zeros
         if input.dim() not in (2, 3):
-            raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got "
-                             f"{input.dim()}D instead")
+            # NOTE: the class is named after the mode, not type(self) (a user's subclass);
+            # PyTorch's RNN message alone says "tensor"
+            name = "RNN" if self.mode.startswith("RNN") else self.mode
+            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D "
+                             f"{'tensor ' if name == 'RNN' else ''}instead")
         batched = input.dim() == 3
         batch_dim = 0 if self.batch_first else 1
         if not batched:
@@ -638,6 +641,8 @@ class LSTMCell(RNNCellBase):
             hx = (z, z)
         elif not batched:
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
+        elif len(hx) != 2:
+            raise RuntimeError("lstm_cell expects two hidden states")
         self._check_sizes(x, *hx)
         h, c = lstm_cell(x, hx, *self._params())
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))

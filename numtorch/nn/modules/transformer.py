@@ -123,8 +123,59 @@ def _merged_mask(mask, kpm, bsz, heads, src):
         mask = mask.view(bsz, heads, mask.shape[1], src)
     if kpm is None:
         return mask
+    if kpm.shape[0] != bsz:
+        raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got "
+                             f"{kpm.shape[0]}")
+    if kpm.shape[1] != src:
+        raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src}, but got "
+                             f"{kpm.shape[1]}")
     kpm = kpm.view(bsz, 1, 1, src)
     return kpm if mask is None else mask + kpm
+
+
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    """PyTorch's dimension checks on the attention inputs, before unbatched ones get a batch."""
+    b = query.dim() == 3
+    kind, n = ("batched (3-D)", 3) if b else ("unbatched (2-D)", 2)
+    if query.dim() not in (2, 3):
+        raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received "
+                             f"{query.dim()}-D query tensor")
+    if key.dim() != n or value.dim() != n:
+        raise AssertionError(f"For {kind} `query`, expected `key` and `value` to be {n}-D but "
+                             f"found {key.dim()}-D and {value.dim()}-D tensors respectively")
+    if key_padding_mask is not None and key_padding_mask.dim() != n - 1:
+        raise AssertionError(f"For {kind} `query`, expected `key_padding_mask` to be `None` or "
+                             f"{n - 1}-D but found {key_padding_mask.dim()}-D tensor instead")
+    if attn_mask is not None:
+        if attn_mask.dim() not in (2, 3):
+            raise AssertionError(f"For {kind} `query`, expected `attn_mask` to be `None`, 2-D or "
+                                 f"3-D but found {attn_mask.dim()}-D tensor instead")
+        expected = (num_heads, query.shape[0], key.shape[0])
+        if not b and attn_mask.dim() == 3 and tuple(attn_mask.shape) != expected:
+            raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
+                                 f"{attn_mask.shape}")
+
+
+def _check_key_value(mha, key, value, batch_first, bsz):
+    """Key and value must agree (in sequence and batch only, with separate projections) and
+    have the query's batch; shapes are named sequence-first, as PyTorch's functional form sees
+    them, and a batch mismatch fails where PyTorch's does (in a cat or a view)."""
+    ks, vs = key.shape, value.shape
+    if batch_first:
+        ks, vs = key.transpose(0, 1).shape, value.transpose(0, 1).shape
+    if not mha._qkv_same_embed_dim:
+        if ks[:2] != vs[:2]:
+            raise AssertionError(f"key's sequence and batch dims {ks[:2]} do not match "
+                                 f"value's {vs[:2]}")
+    elif ks != vs:
+        raise AssertionError(f"key shape {ks} does not match value shape {vs}")
+    if ks[1] != bsz and getattr(mha, "static_k", None) is None:
+        if mha.bias_k is not None:
+            raise RuntimeError(f"Sizes of tensors must match except in dimension 0. Expected "
+                               f"size {ks[1]} but got size {bsz} for tensor number 1 in the "
+                               f"list.")
+        raise RuntimeError(f"shape '[{ks[0]}, {bsz * mha.num_heads}, {mha.head_dim}]' is "
+                           f"invalid for input of size {ks[0] * ks[1] * mha.embed_dim}")
 
 
 def _check_attention(mha, query, key_padding_mask, attn_mask, is_causal):
@@ -159,6 +210,7 @@ def multi_head_attention(mha, query, key, value, key_padding_mask, need_weights,
     batched matmuls over (B, H) that read those strides, so no head is copied out. Batch-first
     inputs are projected as they are laid out (no transposed copy).
     """
+    _mha_shape_check(query, key, value, key_padding_mask, attn_mask, mha.num_heads)
     batched = query.dim() == 3
     if not batched:
         query, key, value, key_padding_mask = _unbatched(query, key, value, key_padding_mask)
@@ -166,6 +218,7 @@ def multi_head_attention(mha, query, key, value, key_padding_mask, need_weights,
     tgt, bsz, e = (query.shape[1], query.shape[0], query.shape[2]) if bf else query.shape
     heads, head_dim = mha.num_heads, mha.head_dim
     _check_attention(mha, query, key_padding_mask, attn_mask, is_causal)
+    _check_key_value(mha, key, value, bf, bsz)
     kpm = _canonical_mask(key_padding_mask, "key_padding_mask", query.dtype)
     mask = _canonical_mask(attn_mask, "attn_mask", query.dtype)
     q, k, v = _project(query, key, value, mha)
