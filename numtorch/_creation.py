@@ -224,7 +224,7 @@ def _infer_array(data, dtype=None):
     if isinstance(data, Tensor):
         return data._data, True
     if isinstance(data, np.ndarray):
-        D.from_numpy_dtype(data.dtype)
+        _numpy_source(data)
         return data, True
     if isinstance(data, np.generic):
         D.from_numpy_dtype(data.dtype)
@@ -289,6 +289,10 @@ def _sizes(obj):
         if not len(obj):
             break
         obj = obj[0]
+    if isinstance(obj, str):  # (seen here only with a dtype given: nothing inferred it)
+        if sizes:  # a str is a sequence to PyTorch's shape walk
+            raise ValueError("too many dimensions 'str'")
+        raise TypeError("new(): invalid data type 'str'")
     return sizes
 
 
@@ -332,11 +336,15 @@ def _check_leaf(obj, dt):
         obj = obj._data.reshape(()).item()
     if isinstance(obj, (int, float, complex)) and not isinstance(obj, bool):
         _check_scalar(obj, dt)
-    elif isinstance(obj, _SEQUENCES):
-        name = type(obj).__name__
-        if dt.is_floating_point:
-            raise TypeError(f"must be real number, not {name}")
-        raise TypeError(f"'{name}' object cannot be interpreted as an integer")
+    elif isinstance(obj, _SEQUENCES) or not isinstance(obj, (bool, np.number, np.bool_)) or \
+            dt.category in (D._INT, D._BOOL) and isinstance(obj, np.inexact) and \
+            not isinstance(obj, float):  # (an np.float32 has no __index__; np.float64 is a float)
+        # a nested sequence, or (with a dtype given: nothing inferred it) None, a str ...
+        from .ops._util import tp_name
+        name = tp_name(obj)
+        if dt.category in (D._INT, D._BOOL):
+            raise TypeError(f"'{name}' object cannot be interpreted as an integer")
+        raise TypeError(f"must be real number, not {name}")
 
 
 def _check_scalar(value, dt):
@@ -397,6 +405,8 @@ def as_tensor(data, dtype=None, device=None):
         if dtype is None or D.to_dtype(dtype) is data.dtype:
             return data
         return data.to(dtype)
+    if isinstance(data, np.ndarray):
+        _numpy_source(data, warn_readonly=True)
     arr, shared = _infer_array(data)
     npdt = _np_dtype(dtype, D._FROM_NP[arr.dtype])
     arr = arr.astype(npdt, copy=False) if shared else np.array(arr, dtype=npdt)
@@ -421,7 +431,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     check_device(device)
     dt = None if dtype is None else D.to_dtype(dtype)
     if isinstance(obj, (Tensor, np.ndarray)):
-        src = obj.dtype if isinstance(obj, Tensor) else D.from_numpy_dtype(obj.dtype)
+        src = obj.dtype if isinstance(obj, Tensor) else _numpy_source(obj, True)
         if copy is False and dt not in (None, src):
             raise ValueError(f"can't alias tensor with dtype '{D.SCALAR_NAMES[src]}' into "
                              f"dtype '{D.SCALAR_NAMES[dt]}'.")
@@ -458,6 +468,30 @@ def _asarray_tensor(obj, dt, copy, requires_grad):
     return out.requires_grad_(True) if requires_grad else out
 
 
+def _numpy_source(arr, warn_readonly=False):
+    """Check an ndarray that a tensor is made from, as PyTorch's ``tensor_from_numpy`` does
+    (its order: the read-only warning where memory would be shared, strides, byte order,
+    dtype)."""
+    if warn_readonly and not arr.flags.writeable and not _WARNED_ONCE.get("readonly"):
+        from .ops._util import warn_user
+        _WARNED_ONCE["readonly"] = True  # ("suppressed for the rest of this program")
+        warn_user("The given NumPy array is not writable, and PyTorch does not support "
+                  "non-writable tensors. This means writing to this tensor will result in "
+                  "undefined behavior. You may want to copy the array to protect its data or "
+                  "make it writable before converting it to a tensor. This type of warning "
+                  "will be suppressed for the rest of this program. (Triggered internally at "
+                  "/__w/pytorch/pytorch/torch/csrc/utils/tensor_numpy.cpp:213.)")
+    if arr.ndim and min(arr.strides) < 0:
+        raise ValueError("At least one stride in the given numpy array is negative, and "
+                         "tensors with negative strides are not currently supported. (You "
+                         "can probably work around this by making a copy of your array  with "
+                         "array.copy().) ")
+    if not arr.dtype.isnative:
+        raise ValueError("given numpy array has byte order different from the native byte "
+                         "order. Conversion between byte orders is currently not supported.")
+    return D.from_numpy_dtype(arr.dtype)
+
+
 def from_numpy(ndarray):
     """A tensor sharing memory with ``ndarray``.
 
@@ -467,22 +501,42 @@ def from_numpy(ndarray):
     """
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    if not ndarray.dtype.isnative:
-        raise ValueError("given numpy array has byte order different from the native byte "
-                         "order. Conversion between byte orders is currently not supported.")
-    D.from_numpy_dtype(ndarray.dtype)
+    _numpy_source(ndarray, warn_readonly=True)
     return _make(ndarray, None, False)
 
 
-def legacy_new(args, kwargs, dtype=None):
+def legacy_tensor(cls, args, kwargs, dtype=None, method=False):
+    """The tensor (of class ``cls``) that ``torch.Tensor(...)`` (``dtype`` None), a typed
+    ``torch.LongTensor(...)`` or ``t.new(...)`` (``method``) makes; see ``legacy_new``."""
+    data = legacy_new(args, kwargs, dtype, method)
+    if not isinstance(data, Tensor):
+        t = object.__new__(cls)
+        t._init_from(data)
+        return t
+    if cls is Tensor:
+        return data
+    t = object.__new__(cls)  # a subclass's alias: the same state on an object of cls
+    for name in Tensor.__slots__:
+        if name not in ("__dict__", "__weakref__") and hasattr(data, name):
+            setattr(t, name, getattr(data, name))
+    return t
+
+
+def legacy_new(args, kwargs, dtype=None, method=False):
     """Data for ``torch.Tensor(...)`` (``dtype`` None) or a typed ``torch.LongTensor(...)``.
 
     Sizes (ints or a ``torch.Size``) make an uninitialised tensor (zeros here); a sequence
     is copied and converted to the dtype (the default one for ``torch.Tensor``); a tensor
-    is shared as it is (a typed constructor insists on its own dtype).
+    gives an alias of itself (a view, ``<AliasBackward0>`` in a graph; a typed constructor
+    insists on its own dtype), the one case that returns a Tensor. The only keyword is
+    ``device`` (the CPU), besides naming the one argument (``data=``, ``size=``, ``other=``);
+    any other (``dtype=``, ``requires_grad=``) gets PyTorch's invalid-combination TypeError.
     """
-    check_device(kwargs.get("device"))
     npdt = (dtype or D.get_default_dtype()).np
+    if kwargs:  # (the rare path: bind the keywords as PyTorch's parser does)
+        args, out = _legacy_keywords(args, kwargs, npdt, method)
+        if out is not None:
+            return out
     if not args:
         return np.zeros((0,), npdt)
     data = args[0]
@@ -490,21 +544,94 @@ def legacy_new(args, kwargs, dtype=None):
         if dtype is not None and data.dtype is not dtype:
             raise TypeError(f"expected {_tensor_options(dtype)} (got "
                             f"{_tensor_options(data.dtype)})")
-        return data._data
+        return data[...]
     if len(args) == 1 and (not isinstance(data, (int, np.integer, Size))
                            or isinstance(data, bool)):
-        if isinstance(data, str):
-            raise TypeError("new(): invalid data type 'str'")
-        if not isinstance(data, (list, tuple, range, np.ndarray)):
-            kind = type(data)
-            name = kind.__name__ if kind.__module__ == "builtins" else \
-                f"{kind.__module__}.{kind.__name__}"
-            raise TypeError(f"new(): data must be a sequence (got {name})")
-        # lists convert straight to the dtype (not through float32 first)
-        arr, _ = _infer_array(data, None if isinstance(data, np.ndarray) else npdt)
-        with np.errstate(invalid="ignore", over="ignore"):
-            return np.array(arr).astype(npdt)
+        return _legacy_sequence(data, npdt)
+    if len(args) > 1 and not _legacy_first_size(data):
+        # ([2], [3]), (2.0, 3), (tensor, 3): no overload takes two such arguments
+        from .ops._util import invalid_arguments
+        raise invalid_arguments("new", args, {}, _NEW_SIGNATURES)
     return np.zeros(_shape(args, "new"), npdt)
+
+
+# How PyTorch prints the (public) overloads of the legacy constructors and Tensor.new
+_NEW_SIGNATURES = ("(*, torch.device device = None)", "(torch.Storage storage)",
+                   "(Tensor other)", "(tuple of ints size, *, torch.device device = None)",
+                   "(object data, *, torch.device device = None)")
+
+
+def _legacy_first_size(v):
+    """Whether ``v`` starts a size given as several arguments (an int, or an integer tensor
+    of one element; never a bool)."""
+    if isinstance(v, Tensor):
+        return v._data.size == 1 and v._data.dtype.kind in "iu"
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+def _legacy_sequence(data, npdt):
+    """A copy of the sequence ``data`` (a list, tuple, range or ndarray) as ``npdt``."""
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if not isinstance(data, (list, tuple, range, np.ndarray)):
+        from .ops._util import tp_name
+        raise TypeError(f"new(): data must be a sequence (got {tp_name(data)})")
+    if isinstance(data, np.ndarray):  # shared where its dtype is already the one wanted
+        _numpy_source(data, warn_readonly=True)
+        if data.dtype == npdt:
+            return data
+        arr = data
+    else:  # lists convert straight to the dtype (not through float32 first)
+        arr, _ = _infer_array(data, npdt)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.array(arr).astype(npdt)
+
+
+def _legacy_keywords(args, kwargs, npdt, method=False):
+    """``(args, data)`` for a legacy constructor called with keywords: the positional
+    arguments (``other=`` moved among them) and, where a keyword names the one argument
+    (``size=``, ``data=``), the data, else None. Raises PyTorch's errors: the invalid
+    combination for keywords no overload takes, and the RuntimeErrors for a tensor with a
+    device or a device other than the CPU."""
+    from .ops._util import invalid_arguments
+    from .ops._arg_errors import _bad_element
+    named = [k for k in kwargs if k != "device"]
+    if len(named) > 1 or named and (args or named[0] not in ("data", "size", "other")):
+        raise invalid_arguments("new", args, kwargs, _NEW_SIGNATURES)
+    name = named[0] if named else None
+    value = kwargs[name] if named else None
+    if name == "other" and not isinstance(value, Tensor) or \
+            name == "size" and (type(value) not in (list, tuple, Size) or
+                                _bad_element(value) is not None):
+        raise invalid_arguments("new", args, kwargs, _NEW_SIGNATURES)
+    if name == "other" or name is None and len(args) == 1 and isinstance(args[0], Tensor):
+        if "device" in kwargs:  # (a hidden overload of PyTorch's, there only to say this)
+            raise RuntimeError(
+                "Legacy tensor new of the form tensor.new(tensor, device=device) is not "
+                "supported.  Use torch.as_tensor(...) instead." if method else
+                "Legacy tensor constructor of the form torch.Tensor(tensor, device=device) "
+                "is not supported.  Use torch.tensor(...) or torch.as_tensor(...) instead.")
+        return (value,) if name else args, None
+    _legacy_device(kwargs.get("device"), args, kwargs)
+    if name == "size":
+        return args, np.zeros(_shape((value,), "new"), npdt)
+    if name == "data":  # read as data whatever it is (an int or a tensor: not a sequence)
+        return args, _legacy_sequence(value, npdt)
+    return args, None
+
+
+def _legacy_device(dev, args, kwargs):
+    """Check a legacy constructor's ``device``: the CPU (or None) only."""
+    from ._device import device
+    if dev is None or isinstance(dev, int) and not isinstance(dev, bool):
+        return check_device(dev)  # (an int: PyTorch's "no accelerator" error)
+    if not isinstance(dev, (str, device)):
+        from .ops._util import invalid_arguments
+        raise invalid_arguments("new", args, kwargs, _NEW_SIGNATURES)
+    d = dev if isinstance(dev, device) else device(dev)
+    if d.type != "cpu":
+        raise RuntimeError(f"legacy constructor expects device type: cpu but device type: "
+                           f"{d.type} was passed")
 
 
 def _tensor_options(dtype):
@@ -609,14 +736,18 @@ def _fill_dtype(fill_value, dtype):
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
-         requires_grad=False, pin_memory=False):
+         requires_grad=False, pin_memory=False, op="full"):
     """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from it).
+
+    ``op``: the name errors give (``new_full`` calls it too).
 
     >>> full((2,), 7)
     tensor([7, 7])
     """
-    if not isinstance(fill_value, (int, float, complex, np.number, np.bool_, Tensor)):
-        raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not "
+    if not isinstance(fill_value, (int, float, complex, np.number, np.bool_, Tensor)) or \
+            isinstance(fill_value, Tensor) and fill_value._data.ndim:
+        # (a Number parameter takes a 0-dim tensor, no other)
+        raise TypeError(f"{op}(): argument 'fill_value' (position 2) must be Number, not "
                         f"{type(fill_value).__name__}")
     dt = _fill_dtype(fill_value, _out_dtype(out, dtype, "full"))
     if isinstance(fill_value, Tensor):

@@ -33,8 +33,8 @@ class tensortype(type):
     def __call__(cls, *args, **kwargs):
         """``torch.LongTensor(data)`` / ``torch.LongTensor(*sizes)``, as ``torch.Tensor`` but
         of this type's dtype."""
-        from ._creation import legacy_new
-        return Tensor._make(legacy_new(args, kwargs, cls.dtype), None, False)
+        from ._creation import legacy_tensor
+        return legacy_tensor(Tensor, args, kwargs, cls.dtype)
 
 
 def _legacy(dtype):

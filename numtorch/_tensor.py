@@ -96,11 +96,8 @@ class Tensor:
 
     def __new__(cls, *args, **kwargs):
         """``torch.Tensor(data)`` copies data as float32; ``torch.Tensor(2, 3)`` is uninitialised."""
-        from ._creation import legacy_new
-        data = legacy_new(args, kwargs)
-        self = object.__new__(cls)
-        self._init_from(data)
-        return self
+        from ._creation import legacy_tensor
+        return legacy_tensor(cls, args, kwargs)  # (torch.Tensor(tensor): an alias of it)
 
     def __init__(self, *args, **kwargs):
         pass

@@ -341,12 +341,22 @@ def tensor_repr(t, *, tensor_contents=None):
     >>> tensor_repr(T())
     'tensor([0, 1, 2], dtype=torch.int32)'
     """
-    prefix = "tensor("
+    prefix = _prefix(t)
     arr = np.asarray(t._data)
     suffixes = _shape_suffixes(t, arr) + _autograd_suffixes(t) + _tangent_suffixes(t)
     if tensor_contents is None:
         tensor_contents = _contents_str(arr, t.dtype, len(prefix))
     return _add_suffixes(prefix + tensor_contents, suffixes, len(prefix))
+
+
+def _prefix(t):
+    """``tensor(``, or for a user's Tensor subclass its name (``MyT([1., 2.])``), as PyTorch
+    prints anything but a plain Tensor or a Parameter."""
+    from ._tensor import Tensor
+    kind = type(t)
+    if kind is Tensor or not isinstance(t, Tensor) or kind.__module__ == "torch.nn.parameter":
+        return "tensor("
+    return kind.__name__ + "("
 
 
 def parameter_repr(t):

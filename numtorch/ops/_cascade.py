@@ -21,9 +21,9 @@ The pieces, in PyTorch's terms (``aten/src/ATen/native/cpu/SumKernel.cpp``):
 
 The vector widths are AVX2's (8 float32, 4 float64): PyTorch does not dispatch its sum
 kernel to AVX-512 (slower there, its comment says), so these hold on every x86 machine with
-AVX2 or better. The order is the one of a single thread: PyTorch splits sums of 32768
-elements or more between threads when it has several, and the last bits then depend on
-their number.
+AVX2 or better. PyTorch splits full sums of 32768 elements or more between threads when
+it has several, and the last bits then depend on their number: ``_full_sum`` and
+``_strided_full_sum`` split them as it does, by ``get_num_threads()``.
 
 >>> x = np.float32([1e8, 1, -1e8, 1] * 5)
 >>> float(torch_sum(x, (0,), np.dtype(np.float32), False)), float(np.sum(x))
@@ -46,8 +46,9 @@ _OUTER_BLOCK = 4    # vectors per column block of the outer sum
 
 def torch_sum(x, dims, npdt, keepdim):
     """``np.add.reduce(x, axis=dims, dtype=npdt, keepdims=keepdim)`` in PyTorch's order where
-    that order is known: a full sum of a C- or F-contiguous array, or a sum over one dim (or
-    adjacent dims) of a C-contiguous one. Other layouts and dim sets keep NumPy's order."""
+    that order is known: a full sum of any layout (contiguous, sliced, permuted, expanded;
+    but no negative strides), or a sum over some dims of a C-contiguous array. Other
+    layouts and dim sets keep NumPy's order."""
     nd = x.ndim
     if npdt is not x.dtype or npdt not in LANES or not x.size:
         return np.add.reduce(x, axis=dims, dtype=npdt, keepdims=keepdim)
@@ -109,7 +110,7 @@ def _ordered_sum(x, dims):
     """The sum in PyTorch's order as a flat array of outputs, or None where not replayed."""
     if len(dims) == x.ndim:  # everything, in memory order (how PyTorch's iterator walks it;
         # torch_sum took the C-contiguous case)
-        return _full_sum(x.T.reshape(-1)) if x.flags.f_contiguous else None
+        return _full_sum(x.T.reshape(-1)) if x.flags.f_contiguous else _strided_full_sum(x)
     if not x.flags.c_contiguous:
         return None
     if dims != tuple(range(dims[0], dims[-1] + 1)):
@@ -182,6 +183,158 @@ def _full_sum(v):
     for t in range(used):
         slots[0, t] = _inner(v[t * block:(t + 1) * block].reshape(1, -1))[0]
     return _inner(slots)
+
+
+def _strided_full_sum(x):
+    """``_full_sum`` of a non-contiguous array (``x[::2]``, ``x[:, :5]``, a permuted or
+    expanded view) as a 1-element array, in the order PyTorch's ``TensorIterator`` walks
+    it; None (NumPy's order) for negative strides, which PyTorch's tensors never have.
+
+    The iterator's layout (``_iter_layout``) gives the elements in its linear order; the
+    index range, whole or split between threads as ``_full_sum`` splits it, is then walked
+    as ``serial_for_each`` does (``_walk``), and every row of every 2-D step is summed by
+    the path ``cascade_sum`` takes for that step (``_step_row_sums``); the row sums go into
+    the zeroed output (or the thread's slot) one after the other.
+    """
+    layout = _iter_layout(x)
+    if layout is None:
+        return None
+    v, sizes, strides = layout
+    n = v.size
+    threads = get_num_threads()
+    if n < GRAIN_SIZE or threads == 1:
+        return _range_sum(v, 0, n, sizes, strides)
+    used = min(threads, -(-n // GRAIN_SIZE))
+    block = -(-n // used)
+    slots = np.zeros((1, threads), v.dtype)
+    for t in range(used):
+        if t * block < n:
+            slots[0, t] = _range_sum(v, t * block, min(n, (t + 1) * block), sizes, strides)[0]
+    return _inner(slots)
+
+
+def _iter_layout(x):
+    """``(elements, sizes, byte_strides)`` of ``x`` as PyTorch's iterator sees it for a full
+    reduction: the elements (a contiguous copy) in its linear order, then the sizes and
+    strides of its dims, innermost first, after ``reorder_dimensions`` and
+    ``coalesce_dimensions``; None for negative strides.
+
+    Size-1 dims are dropped first (coalescing removes them; PyTorch may give them other
+    strides than NumPy). ``reorder_dimensions`` starts from the dims in reverse and
+    insertion-sorts them by stride, where a comparison with a zero (expanded) stride is
+    undecided and the search goes on past it; equal strides put the smaller dim first.
+    Adjacent dims merge where the outer one's stride is the inner one's span.
+    """
+    xs = x.squeeze()
+    dims = list(zip(xs.shape, xs.strides))
+    if any(s < 0 for _, s in dims):
+        return None
+    perm = list(range(len(dims)))[::-1]
+    for i in range(1, len(perm)):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            order = _dim_order(dims[perm[d0]], dims[perm[d1]])
+            if order > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif order < 0:
+                break
+    sizes, strides = [], []
+    for d in perm:
+        n, s = dims[d]
+        if sizes and sizes[-1] * strides[-1] == s:
+            sizes[-1] *= n
+        else:
+            sizes.append(n)
+            strides.append(s)
+    return xs.transpose(perm[::-1]).reshape(-1), sizes, strides
+
+
+def _dim_order(a, b):
+    """``reorder_dimensions``' comparison of dims ``a`` and ``b`` (size, stride) of the one
+    input: 1 if ``a`` goes outside ``b``, -1 if inside, 0 if undecided."""
+    if a[1] == 0 or b[1] == 0:
+        return 0
+    if a[1] != b[1]:
+        return -1 if a[1] < b[1] else 1
+    return 1 if a[0] > b[0] else 0
+
+
+def _range_sum(v, begin, end, sizes, strides):
+    """The sum (a 1-element array) that ``cascade_sum`` leaves in a zeroed output after
+    walking ``v[begin:end]`` (``v`` in the iterator's order, see ``_iter_layout``)."""
+    lanes = LANES[v.dtype]
+    in0 = strides[0]
+    in1 = strides[1] if len(sizes) > 1 else 0  # (a 1-D iteration: PyTorch passes 0)
+    sums = [_step_row_sums(v[at:at + size0 * size1 * count].reshape(count, size1, size0),
+                           in0, in1, v.itemsize, lanes)
+            for at, size0, size1, count in _walk(begin, end, sizes)]
+    total = sums[0] if len(sums) == 1 else np.concatenate(sums)
+    return running_sum(total, start_zero=True).reshape(1)
+
+
+def _walk(begin, end, sizes):
+    """The 2-D steps of ``serial_for_each`` over the index range [begin, end) of an
+    iteration of ``sizes`` (innermost first), as ``(start, size0, size1, count)``: ``count``
+    equal steps of ``size1`` rows of ``size0`` elements from ``start``. ``DimCounter``'s
+    steps: the rest of a row, the rest of a plane (the two inner dims), whole planes, then
+    the rows and the part of a row left before ``end``."""
+    if len(sizes) == 1:
+        return [(begin, end - begin, 1, 1)]
+    s0, s1 = sizes[0], sizes[1]
+    steps = []
+    pos = begin
+    head = min(-pos % s0, end - pos)
+    if head:
+        steps.append((pos, head, 1, 1))
+        pos += head
+    row = pos // s0 % s1
+    if row and pos < end:  # (a step stops at the end of its plane)
+        rows = min(s1 - row, (end - pos) // s0)
+        if rows:
+            steps.append((pos, s0, rows, 1))
+            pos += rows * s0
+    planes = (end - pos) // (s0 * s1)
+    if planes:
+        steps.append((pos, s0, s1, planes))
+        pos += planes * s0 * s1
+    rows = (end - pos) // s0
+    if rows:
+        steps.append((pos, s0, rows, 1))
+        pos += rows * s0
+    if pos < end:
+        steps.append((pos, end - pos, 1, 1))
+    return steps
+
+
+def _step_row_sums(r, in0, in1, itemsize, lanes):
+    """The sums of the rows of ``r`` (count, size1, size0): ``count`` equal 2-D steps of
+    ``cascade_sum``'s loop, flat, in the order they go into the output. The path follows
+    the step's byte strides ``in0`` (along a row) and ``in1`` (between rows):
+    ``vectorized_inner_sum`` (``_inner``) when rows are contiguous and fill a vector;
+    ``vectorized_outer_sum`` when the rows lie next to each other: rows in groups of four
+    vectors summed by ``multi_row_sum``, the others by ``row_sum``; ``scalar_inner_sum``
+    (``row_sum`` per row) when ``in0 < in1``; else ``scalar_outer_sum``: rows in groups of
+    four by ``multi_row_sum``, the others by ``row_sum``."""
+    count, size1, size0 = r.shape
+    if in0 == itemsize and size0 >= lanes:
+        return _inner(r.reshape(-1, size0))
+    # NOTE: the summed axis first, and outermost in memory: NumPy reduces an axis that is
+    # contiguous in memory pairwise, not row after row as running_sum needs
+    t = np.ascontiguousarray(r.transpose(2, 0, 1))
+    if in1 == itemsize and size1 >= lanes:
+        group = _OUTER_BLOCK * lanes
+    elif in0 < in1:
+        return _row_sum(t).reshape(-1)
+    else:
+        group = _OUTER_BLOCK
+    split = size1 // group * group
+    if not split:
+        return _row_sum(t).reshape(-1)
+    if split == size1:
+        return _multi_row_sum(t).reshape(-1)
+    return np.concatenate([_multi_row_sum(t[:, :, :split]), _row_sum(t[:, :, split:])],
+                          axis=1).reshape(-1)
 
 
 def _inner(x):

@@ -4,6 +4,8 @@
 >>> torch.tensor([1.7, -2.2]).long()
 tensor([ 1, -2])
 """
+import warnings
+
 import numpy as np
 
 from .. import _dtype as D
@@ -18,7 +20,8 @@ _LEGACY = {"torch.FloatTensor": D.float32, "torch.DoubleTensor": D.float64,
            "torch.HalfTensor": D.float16, "torch.LongTensor": D.int64,
            "torch.IntTensor": D.int32, "torch.ShortTensor": D.int16,
            "torch.CharTensor": D.int8, "torch.ByteTensor": D.uint8,
-           "torch.BoolTensor": D.bool_}
+           "torch.BoolTensor": D.bool_, "torch.ComplexFloatTensor": D.complex64,
+           "torch.ComplexDoubleTensor": D.complex128}
 
 
 def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False,
@@ -76,21 +79,29 @@ def _to_invalid(args, dtype, device, non_blocking, copy, memory_format):
 
 
 def _type_arg(dtype):
-    """The dtype that ``Tensor.type`` reads from ``dtype`` (a torch.dtype or a legacy tensor
-    type), or PyTorch's ValueError naming what it got."""
+    """The dtype that ``Tensor.type`` reads from ``dtype`` (a torch.dtype, a legacy tensor
+    type, or ``torch.Tensor``: the default dtype), or PyTorch's error naming what it got."""
     if isinstance(dtype, D.dtype):
         return dtype
+    if dtype is Tensor:
+        return D.get_default_dtype()
     named = getattr(dtype, "dtype", None)
-    if isinstance(named, D.dtype):
+    if isinstance(named, D.dtype) and isinstance(dtype, type):
         return named
-    kind = dtype if isinstance(dtype, type) else type(dtype)
-    name = kind.__qualname__ if kind.__module__ == "builtins" else \
-        f"{kind.__module__}.{kind.__qualname__}"
+    if not isinstance(dtype, type):
+        raise TypeError("dtype must be a type, str, or dtype object")
+    # NOTE: PyTorch prints the type's C name: a Python class's bare name (Parameter), an
+    # extension type's with its module (numpy.float32)
+    name = f"{dtype.__module__}.{dtype.__qualname__}" if \
+        dtype.__module__.split(".")[0] == "numpy" else dtype.__qualname__
     raise ValueError(f"invalid type: '{name}'")
 
 
-def type_(self, dtype=None, non_blocking=False, **kwargs):
+def type_(self, dtype=None, non_blocking=False, *, memory_format=None, **kwargs):
     """The legacy type string (no argument) or a conversion to ``dtype``."""
+    unknown = next((k for k in kwargs if k != "async"), None)  # (async: the old non_blocking)
+    if unknown is not None:
+        raise TypeError(f"type() got an unexpected keyword argument '{unknown}'")
     if dtype is None:
         return "torch." + D.LEGACY_NAMES[self.dtype]
     if (dtype.startswith("torch.cuda.") if isinstance(dtype, str)
@@ -98,6 +109,8 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
         from ..cuda import NO_ATEN_CUDA
         raise RuntimeError(NO_ATEN_CUDA)
     if isinstance(dtype, str):
+        if dtype == "torch.Tensor":
+            return to_dtype(self, D.get_default_dtype())
         if dtype not in _LEGACY:
             raise ValueError(f"invalid type: '{dtype}'")
         dtype = _LEGACY[dtype]
@@ -127,10 +140,12 @@ def _new_factory(kind):
             raise TypeError(f"new_{kind}() got an unexpected keyword argument "
                             f"'{next(iter(unknown))}'")
         op = "new_" + kind
+        if not sizes and size is None:  # (PyTorch's wording, plural included)
+            raise TypeError(f'{op}() missing 1 required positional arguments: "size"')
         dt = self.dtype if dtype is None else C._dtype_arg(dtype, op)
         size = C._size_kw(sizes, size, op)
         # (the size errors name ``new_zeros``, as PyTorch's parser does)
-        return C._filled(1 if kind == "ones" else 0, size, None, dt, None, None,
+        return C._filled(1 if kind == "ones" else 0, size, None, dt, None, device,
                          requires_grad, op="new_" + kind)
     new.__name__ = "new_" + kind
     return new
@@ -163,23 +178,35 @@ def new_full(self, *args, size=None, fill_value=None, dtype=None, device=None,
         raise TypeError("new_full() got multiple values for argument 'fill_value'")
     size = C._shape((size,), "new_full")  # (its errors name new_full)
     dt = self.dtype if dtype is None else C._dtype_arg(dtype, "new_full")
-    return C.full(size, bound["fill_value"], dtype=dt, requires_grad=requires_grad)
+    return C.full(size, bound["fill_value"], dtype=dt, device=device,
+                  requires_grad=requires_grad, op="new_full")
 
 
-def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+_NO_DATA = object()
+
+
+def new_tensor(self, data=_NO_DATA, dtype=None, device=None, requires_grad=False):
+    """A copy of ``data`` as a new tensor, of this tensor's dtype unless ``dtype`` is given
+    (never in a graph; a tensor ``data`` warns, as ``torch.tensor(tensor)`` does)."""
     from .. import _creation as C
+    if data is _NO_DATA:  # (PyTorch's wording, plural included)
+        raise TypeError('new_tensor() missing 1 required positional arguments: "data"')
     if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
+                      "requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
         data = data._data
     if dtype is not None:
         dtype = C._dtype_arg(dtype, "new_tensor")
-    return C.tensor(data, dtype=self.dtype if dtype is None else dtype,
+    return C.tensor(data, dtype=self.dtype if dtype is None else dtype, device=device,
                     requires_grad=requires_grad)
 
 
 def new(self, *args, **kwargs):
     """Legacy ``Tensor.new(...)``: ``torch.Tensor(...)`` of this tensor's dtype."""
-    from .._creation import legacy_new
-    return _make(legacy_new(args, kwargs, self.dtype), None, False)
+    from .._creation import legacy_tensor
+    return legacy_tensor(Tensor, args, kwargs, self.dtype, method=True)
 
 
 def _iteration_order(shape, strides):

@@ -1104,6 +1104,10 @@ class Trace(BuiltinFunction):
     @staticmethod
     def forward(ctx, x):
         ctx.shape = x.shape
+        if x.dtype.kind == "f" and x.dtype.itemsize >= 4:
+            # NOTE: PyTorch's CPU trace adds the diagonal left to right in double
+            d = x.diagonal().astype(np.float64)
+            return np.asarray(np.add.accumulate(d)[-1] if d.size else 0.0, x.dtype)
         return np.asarray(np.trace(x))
 
     @staticmethod
