@@ -37,19 +37,22 @@ class tensortype(type):
         return legacy_tensor(Tensor, args, kwargs, cls.dtype)
 
 
-def _legacy(dtype):
-    name = D.LEGACY_NAMES[dtype]
-    return tensortype(name, (), {"__module__": "torch", "__slots__": (), "dtype": dtype,
-                                 "is_cuda": False, "is_sparse": False,
-                                 "__doc__": f"Legacy constructor of {dtype!r} tensors."})
+def legacy_type(dtype, kind=tensortype, module="torch"):
+    """The legacy type ``module.<Name>Tensor`` of ``dtype`` made by metaclass ``kind``
+    (``torch.cuda``'s are a subclass of ``tensortype``)."""
+    cuda = module == "torch.cuda"
+    return kind(D.LEGACY_NAMES[dtype], (), {
+        "__module__": module, "__slots__": (), "dtype": dtype, "is_cuda": cuda,
+        "is_sparse": False,
+        "__doc__": f"Legacy {'CUDA ' if cuda else ''}constructor of {dtype!r} tensors."})
 
 
-FloatTensor = _legacy(D.float32)
-DoubleTensor = _legacy(D.float64)
-HalfTensor = _legacy(D.float16)
-LongTensor = _legacy(D.int64)
-IntTensor = _legacy(D.int32)
-ShortTensor = _legacy(D.int16)
-CharTensor = _legacy(D.int8)
-ByteTensor = _legacy(D.uint8)
-BoolTensor = _legacy(D.bool_)
+FloatTensor = legacy_type(D.float32)
+DoubleTensor = legacy_type(D.float64)
+HalfTensor = legacy_type(D.float16)
+LongTensor = legacy_type(D.int64)
+IntTensor = legacy_type(D.int32)
+ShortTensor = legacy_type(D.int16)
+CharTensor = legacy_type(D.int8)
+ByteTensor = legacy_type(D.uint8)
+BoolTensor = legacy_type(D.bool_)

@@ -8,7 +8,7 @@
 import collections
 
 from . import _dtype as D
-from ._legacy_types import tensortype
+from ._legacy_types import legacy_type, tensortype
 
 __all__ = ["is_available", "device_count", "manual_seed", "manual_seed_all", "synchronize",
            "empty_cache", "current_device", "is_initialized", "get_device_name", "seed",
@@ -169,9 +169,7 @@ _cuda_tensortype.__module__ = "torch"
 
 
 def _cuda_legacy(dtype):
-    return _cuda_tensortype(D.LEGACY_NAMES[dtype], (), {
-        "__module__": "torch.cuda", "__slots__": (), "dtype": dtype, "is_cuda": True,
-        "is_sparse": False, "__doc__": f"Legacy CUDA constructor of {dtype!r} tensors."})
+    return legacy_type(dtype, _cuda_tensortype, "torch.cuda")
 
 
 FloatTensor = _cuda_legacy(D.float32)

@@ -173,15 +173,23 @@ def _full_sum(v):
     intra-op thread, its two-pass reduction (each of ``min(threads, ceil(n / GRAIN_SIZE))``
     threads sums an equal block, as ``at::parallel_for`` splits it, into its slot of a
     zeroed buffer of one slot per thread; then that buffer is summed), else one pass."""
-    n = v.size
+    return _parallel_reduce(v.size, v.dtype,
+                            lambda begin, end: _inner(v[begin:end].reshape(1, -1)))
+
+
+def _parallel_reduce(n, dtype, range_sum):
+    """A full reduction of ``n`` elements split as ``parallel_reduce`` splits it (see
+    ``_full_sum``): ``range_sum(begin, end)`` sums one block of the iterator's linear index
+    range as a 1-element array."""
     threads = get_num_threads()
     if n < GRAIN_SIZE or threads == 1:
-        return _inner(v.reshape(1, -1))
+        return range_sum(0, n)
     used = min(threads, -(-n // GRAIN_SIZE))
     block = -(-n // used)
-    slots = np.zeros((1, threads), v.dtype)
+    slots = np.zeros((1, threads), dtype)
     for t in range(used):
-        slots[0, t] = _inner(v[t * block:(t + 1) * block].reshape(1, -1))[0]
+        if t * block < n:
+            slots[0, t] = range_sum(t * block, min(n, (t + 1) * block))[0]
     return _inner(slots)
 
 
@@ -200,17 +208,8 @@ def _strided_full_sum(x):
     if layout is None:
         return None
     v, sizes, strides = layout
-    n = v.size
-    threads = get_num_threads()
-    if n < GRAIN_SIZE or threads == 1:
-        return _range_sum(v, 0, n, sizes, strides)
-    used = min(threads, -(-n // GRAIN_SIZE))
-    block = -(-n // used)
-    slots = np.zeros((1, threads), v.dtype)
-    for t in range(used):
-        if t * block < n:
-            slots[0, t] = _range_sum(v, t * block, min(n, (t + 1) * block), sizes, strides)[0]
-    return _inner(slots)
+    return _parallel_reduce(v.size, v.dtype,
+                            lambda begin, end: _range_sum(v, begin, end, sizes, strides))
 
 
 def _iter_layout(x):

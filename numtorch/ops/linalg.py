@@ -75,6 +75,8 @@ def _save_operands(ctx, a, b, first):
 
     So a ``weight.t()`` whose input needs no gradient is not saved, and changing the weight
     in place before backward is no error, as in PyTorch."""
+    if ctx is _NULL_CTX:  # nothing recorded: nothing to save
+        return
     needs = ctx.needs_input_grad
     na, nb = needs[first], needs[first + 1]
     ctx.save_for_backward(a if nb else None, b if na else None)
