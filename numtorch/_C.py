@@ -18,8 +18,12 @@ from ._tensor import Tensor
 from .autograd.function import _FunctionBase
 from .autograd.grad_mode import STATE as _GRAD_STATE
 from .autograd.grad_mode import is_grad_enabled
+from .overrides import (DisableTorchFunction, DisableTorchFunctionSubclass,  # noqa: F401
+                        _disabled_torch_function_impl, _is_torch_function_enabled,
+                        _is_torch_function_mode_enabled)
 
-__all__ = ["Generator", "TensorBase", "is_grad_enabled"]
+__all__ = ["Generator", "TensorBase", "is_grad_enabled", "DisableTorchFunction",
+           "DisableTorchFunctionSubclass"]
 
 # torch.Tensor's C++ base (``isinstance(t, torch._C.TensorBase)``); numtorch has one class
 TensorBase = _TensorBase = Tensor
@@ -35,7 +39,8 @@ def _set_grad_enabled(enabled):
     if not isinstance(enabled, bool):
         raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
                         f"not {type(enabled).__name__}")
-    _GRAD_STATE.enabled = enabled
+    from .autograd.grad_mode import _set_grad
+    _set_grad(enabled)
 
 
 def __getattr__(name):

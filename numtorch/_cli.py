@@ -101,7 +101,11 @@ def _run_main(path):
     code filenames are absolute while ``sys.argv[0]`` stays as typed."""
     full = os.path.abspath(path)
     with open(full, "rb") as f:
-        code = compile(f.read(), full, "exec")
+        source = f.read()
+    code = compile(source, full, "exec")
+    if b"__torch_function__" in source:  # a Tensor-like class may reach torch functions
+        from numtorch.overrides import enable_dispatch
+        enable_dispatch()
     main = types.ModuleType("__main__")
     main.__dict__.update(__file__=full, __cached__=None, __spec__=None,
                          __loader__=None, __package__=None, __builtins__=builtins)

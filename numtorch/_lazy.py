@@ -5,7 +5,7 @@ _SUBMODULES = ("nn", "optim", "func", "linalg", "fft", "special", "testing", "cu
                "distributions", "jit", "hub", "onnx", "mps", "amp", "overrides", "types",
                "library", "serialization", "storage", "multiprocessing", "distributed",
                "profiler", "export", "sparse", "masked", "signal", "random", "version",
-               "accelerator", "_C")
+               "accelerator", "_C", "__config__")
 
 
 class NotProvidedError(AttributeError, NotImplementedError):
@@ -49,12 +49,12 @@ def _nearest(name, names, prefix):
 # Tensor (``t._data`` on every hot path). Other unknown names raise PyTorch's own
 # AttributeError. tests/test_op_library.py checks this list against the installed PyTorch.
 TENSOR_NOT_PROVIDED = (
-    "as_subclass", "bfloat16", "ccol_indices", "chalf", "coalesce", "col_indices",
+    "bfloat16", "ccol_indices", "chalf", "coalesce", "col_indices",
     "const_data_ptr", "crow_indices", "dense_dim", "dequantize", "eig", "grad_dtype",
     "hash_tensor", "index", "indices", "int_repr", "ipu", "is_coalesced", "lstsq", "map2_",
     "map_", "module_load", "mtia", "name", "q_per_channel_axis", "q_per_channel_scales",
     "q_per_channel_zero_points", "q_scale", "q_zero_point", "qscheme", "record_stream",
-    "reinforce", "resize", "resize_as", "resize_as_sparse_", "row_indices", "set_",
+    "reinforce", "resize", "resize_as", "resize_as_sparse_", "row_indices",
     "slice_inverse", "smm", "solve", "sparse_dim", "sparse_mask", "sparse_resize_",
     "sparse_resize_and_clear_", "sspaddmm", "storage_type", "symeig", "to_dense", "to_mkldnn",
     "to_padded_tensor", "to_sparse", "to_sparse_bsc", "to_sparse_bsr", "to_sparse_coo",

@@ -102,6 +102,50 @@ class Tensor:
     def __init__(self, *args, **kwargs):
         pass
 
+    # ---- subclasses and the __torch_function__ protocol (numtorch/overrides.py) ----------
+    def __init_subclass__(cls, **kwargs):
+        # NOTE: a subclass that dispatches gets its own wrappers for the methods it
+        # inherits: the plain Tensor class and its hot paths stay as they are
+        super().__init_subclass__(**kwargs)
+        from .overrides import _subclass_defined
+        _subclass_defined(cls)
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """Run ``func`` and give the tensors it returns the class ``cls`` (PyTorch's
+        default for subclasses); NotImplemented when some type in ``types`` is not a
+        superclass of ``cls``."""
+        from .overrides import default_torch_function
+        return default_torch_function(cls, func, types, args, kwargs)
+
+    def as_subclass(self, cls):
+        """This tensor's data viewed as an instance of ``cls``, a subclass of Tensor (an
+        alias: same memory and version counter; in the graph as AliasBackward0)."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError(_NOT_A_SUBCLASS)
+        from .ops.indexing import AliasIndex
+        return _retype(AliasIndex.apply(self, (Ellipsis,)), cls)
+
+    @staticmethod
+    def _make_subclass(cls, data, require_grad=False, *args, **kwargs):
+        """A new leaf of class ``cls`` over ``data``'s memory and version counter
+        (``data.detach()`` as an instance of ``cls``), requiring grad as asked."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError(_NOT_A_SUBCLASS)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"_make_subclass(): argument 'data' (position 2) must be Tensor, "
+                            f"not {type(data).__name__}")
+        if type(require_grad) is not bool:
+            from .ops._util import tp_name
+            raise TypeError(f"_make_subclass(): argument 'require_grad' (position 3) must be "
+                            f"bool, not {tp_name(require_grad)}")
+        t = object.__new__(cls)
+        t._init_from(data._data, False)
+        t._vc = data._vc
+        if require_grad:
+            t.requires_grad_(True)
+        return t
+
     def _alias(self):
         """A new Tensor object over the same data and version counter (a view of ``self``)."""
         t = Tensor._make(self._data, self._grad_fn, self._rg)
@@ -682,7 +726,7 @@ class Tensor:
         return self._data.shape[0]
 
     def __iter__(self):
-        if self._data.ndim == 0:
+        if self.dim() == 0:  # (self.dim(): what a subclass's __torch_function__ sees)
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
@@ -735,13 +779,17 @@ class Tensor:
     __str__ = __repr__
 
     def __format__(self, spec):
-        if self._data.ndim == 0:
+        if self._data.ndim == 0 and type(self) is Tensor:  # (a subclass: object's format)
             return self._data.item().__format__(spec)
         return object.__format__(self, spec)
 
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
+        if type(self) is not Tensor and type(self.new_empty([])) is not type(self):
+            # as PyTorch: a subclass's copy is made by its new_empty, which by default gives
+            # a plain Tensor here (dispatch is off inside __deepcopy__)
+            raise RuntimeError(_SUBCLASS_DEEPCOPY_MSG)
         if self._grad_fn is not None:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
                                "support the deepcopy protocol at the moment.  If you were "
@@ -765,6 +813,33 @@ class Tensor:
 
     def __setstate__(self, state):
         pass
+
+
+_NOT_A_SUBCLASS = ("Creating a Tensor subclass from a class that does not inherit from Tensor "
+                   "is not possible. Make sure your class inherits from Tensor.")
+
+
+_SUBCLASS_DEEPCOPY_MSG = (
+    "The default implementation of __deepcopy__() for non-wrapper subclasses only works for "
+    "subclass types that implement new_empty() and for which that function returns another "
+    "instance of the same subclass. You should either properly implement new_empty() for your "
+    "subclass or override __deepcopy__() if it is intended behavior for new_empty() to return "
+    "an instance of a different type.")
+
+
+def _retype(t, cls):
+    """``t`` (a fresh tensor) as an instance of ``cls``."""
+    if cls is Tensor:
+        return t
+    try:
+        t.__class__ = cls
+        return t
+    except TypeError:  # a class with its own __slots__: another layout, copy the state
+        new = object.__new__(cls)
+        for name in Tensor.__slots__[:-2]:
+            if hasattr(t, name):
+                setattr(new, name, getattr(t, name))
+        return new
 
 
 def _deepcopy_array(arr, memo):

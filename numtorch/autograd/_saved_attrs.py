@@ -161,6 +161,32 @@ def _reduction(ctx):
     return _REDUCTIONS.get(ctx.__dict__.get("reduction"), ctx.__dict__.get("reduction"))
 
 
+def _nll_weight(ctx):
+    from .._tensor import Tensor
+    w = ctx.__dict__.get("w")
+    return None if w is None else Tensor._make(w, None, False)
+
+
+def _nll_total_weight(ctx):
+    """The weight the mean divides by (PyTorch's kernel computes it for 'sum' too, and
+    leaves 0 for 'none'): the summed weights of the targets not ignored."""
+    import numpy as np
+    from .._tensor import Tensor
+    x, t = ctx.saved_tensors
+    dt = x._data.dtype
+    total = 0
+    if ctx.reduction != "none":
+        t = t._data.reshape(-1)
+        valid = t != ctx.ignore_index
+        w = ctx.__dict__.get("w")
+        total = np.count_nonzero(valid) if w is None else \
+            w[np.where(valid, t, 0)][valid].sum(dtype=dt)
+    return Tensor._make(np.asarray(total, dtype=dt), None, False)
+
+
+_NLL = {"ignore_index": lambda ctx: _unsigned(ctx.ignore_index), "reduction": _reduction,
+        "self": _saved(0), "target": _saved(1), "total_weight": _nll_total_weight,
+        "weight": _nll_weight}
 _SELF = {"self": _saved(0)}
 _RESULT = {"result": _saved(0)}
 _SLICE = {"dim": _key_dim, "end": _key_slice("stop"), "self_sym_sizes": _ctx_sizes("shape"),
@@ -220,6 +246,18 @@ _TABLE.update({
     "MaxBackward0": _MINMAX_DIM, "MinBackward0": _MINMAX_DIM,
     "MaxBackward1": _MINMAX_ALL, "MinBackward1": _MINMAX_ALL,
     "MseLossBackward0": {"reduction": _reduction, "self": _saved(0), "target": _saved(1)},
+    "NllLossBackward0": _NLL, "NllLoss2DBackward0": _NLL,
+    "SmoothL1LossBackward0": {"beta": _ctx_first("args"), "reduction": _reduction,
+                              "self": _saved(0), "target": _saved(1)},
+    "HuberLossBackward0": {"delta": _ctx_first("args"), "reduction": _reduction,
+                           "self": _saved(0), "target": _saved(1)},
+    "SoftMarginLossBackward0": {"reduction": _reduction, "self": _saved(0),
+                                "target": _saved(1)},
+    "BinaryCrossEntropyBackward0": {"reduction": _reduction, "self": _saved(0),
+                                    "target": _saved(1), "weight": _saved(2)},
+    "BinaryCrossEntropyWithLogitsBackward0": {
+        "pos_weight": _saved(3), "reduction": _reduction, "self": _saved(0),
+        "target": _saved(1), "weight": _saved(2)},
 })
 for _name in ("Exp", "Tanh", "Sigmoid", "Relu", "Sqrt"):
     _TABLE[_name + "Backward0"] = _RESULT

@@ -181,8 +181,31 @@ def apply_builtin(cls, args, level):
         t_out = _rule(cls)(cls, args, out, tangents)
         if STATE.enabled and cls in _PRODUCT_RULES:
             t_out = _with_zero_terms(cls, args, tangents, t_out)
+        if isinstance(out, tuple):
+            if isinstance(t_out, tuple):
+                t_out = tuple(_own_tangent(o, t, tangents) for o, t in zip(out, t_out))
+        else:
+            t_out = _own_tangent(out, t_out, tangents)
     attach(out, t_out, level)
     return out
+
+
+def _own_tangent(o, t, tangents):
+    """Rule result ``t`` made a tangent of its own for output ``o``: a rule returns an input's
+    tangent as is (``x + 1``) or at the input's broadcast shape (``x + ones(3, 2)``), but in
+    PyTorch the output's tangent has the output's shape and is a new tensor (an in-place op
+    on the output must not write into the input's tangent)."""
+    if not isinstance(t, Tensor) or not isinstance(o, Tensor):
+        return t
+    if t.shape != o.shape:
+        try:
+            return t.expand(o.shape).contiguous()
+        except RuntimeError:
+            return t   # not broadcastable: attach reports the size mismatch
+    for given in tangents:
+        if t is given:
+            return t.clone()
+    return t
 
 
 # ---- zero tangents in products ---------------------------------------------------------------
@@ -435,13 +458,15 @@ def _clamp_tensor(args, out, ts):
     inside = (x == x)
     terms = []
     above = None
+    # NOTE: PyTorch's formulas differ at ties: with one bound (clamp_min/clamp_max) a value
+    # equal to the bound takes the bound's tangent, with both it keeps its own
     if hi is not None:
-        above = (E.maximum(x, lo) if lo is not None else x) > hi
+        above = (E.maximum(x, lo) > hi) if lo is not None else (x >= hi)
         inside = inside & ~above
         if thi is not None:
             terms.append(thi * above.to(out.dtype))
     if lo is not None:
-        below = x < lo
+        below = (x < lo) if hi is not None else (x <= lo)
         below = below if above is None else below & ~above
         inside = inside & ~below
         if tlo is not None:
@@ -570,7 +595,58 @@ def _install_rules():
         cls = getattr(mods["linalg"], name, None)
         if isinstance(cls, type):
             _PRODUCT_RULES.add(cls)
+    _install_refusals()
     _RULES["_installed"] = True
+
+
+# ---- ops without forward AD in PyTorch --------------------------------------------------
+_NOT_YET = ("Trying to use forward AD with {} that does not support it because it has not been "
+            "implemented yet.\nPlease file an issue to PyTorch at "
+            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that "
+            "we can prioritize its implementation or submit a PR adding the implementation to "
+            "derivatives.yaml")
+_UNSUPPORTED = "Trying to use forward AD with aten::{} that does not support it."
+
+
+def no_forward_ad_error(name, not_yet=True):
+    """PyTorch's NotImplementedError for op ``name`` given a dual tensor: ``not_yet`` for an op
+    whose formula is missing, else for one PyTorch declares not differentiable that way."""
+    return NotImplementedError((_NOT_YET if not_yet else _UNSUPPORTED).format(name))
+
+
+def refuse_duals(name, *args, not_yet=True):
+    """Raise :func:`no_forward_ad_error` when an argument carries a visible tangent; for the
+    composite ops (built from other ops, which would give a tangent) that PyTorch refuses."""
+    if _interpose.STATE.fw_levels and _interpose.top_tangent_level(args) is not None:
+        raise no_forward_ad_error(name, not_yet)
+
+
+def _refusing(name):
+    """A rule for an op class PyTorch has no forward formula for (``name`` may be callable:
+    the name from the args)."""
+    def rule(cls, args, out, tangents):
+        raise no_forward_ad_error(name(args) if callable(name) else name)
+    return rule
+
+
+# op class -> the name PyTorch's error gives it
+_NO_FORWARD = {
+    "distance": {"Cdist": "_cdist_forward", "EuclideanDist": "_euclidean_dist"},
+    "pooling": {"GridSampler": lambda args: f"grid_sampler_{args[0].dim() - 2}d"},
+    "loss": {"MultiMarginLoss": "multi_margin_loss"},
+    "special_ops": {"Igamma": "igamma", "Igammac": "igammac", "Zeta": "special_zeta"},
+    "ctc": {"CtcLoss": "_ctc_loss"},
+}
+
+
+def _install_refusals():
+    import importlib
+    for mod, table in _NO_FORWARD.items():
+        module = importlib.import_module(f"numtorch.ops.{mod}")
+        for cls_name, name in table.items():
+            cls = getattr(module, cls_name, None)
+            if isinstance(cls, type):
+                _RULES[cls] = _refusing(name)
 
 
 def register_rule(cls, rule):

@@ -395,10 +395,17 @@ def _jacfwd(func, inputs, strict, vectorize):
                 pairs = [fwAD.unpack_dual(o) for o in outs]
             primals = [p for p, _ in pairs]
             cols[k].append([t if t is not None else _creation.zeros_like(p) for p, t in pairs])
-    # NOTE: lists, not tuples: PyTorch's forward-mode path returns them for tuple inputs
-    jac = [[stack([c[o] for c in cols[k]], -1).reshape(tuple(out.shape) + tuple(x.shape))
+    # NOTE: lists, not tuples: PyTorch's forward-mode path returns them for tuple inputs.
+    # Its layout too (rows stacked, batch dim moved last, reshaped): that sets the grad_fn a
+    # forward-over-reverse hessian's result shows (ReshapeAliasBackward0 past 1-d outputs)
+    jac = [[_last_to_shape(stack([c[o] for c in cols[k]], 0), tuple(out.shape) + tuple(x.shape))
             for k, x in enumerate(inputs)] for o, out in enumerate(primals)]
     return _tuple_postprocess(jac, (is_out_tuple, is_in_tuple))
+
+
+def _last_to_shape(rows, shape):
+    """Stacked jvp ``rows`` (input elements along dim 0) as a Jacobian block of ``shape``."""
+    return rows.permute(*range(1, rows.dim()), 0).reshape(shape)
 
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,

@@ -21,8 +21,11 @@ __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_g
 
 class _State(threading.local):
     def __init__(self):
-        self.enabled = True
+        self.enabled = True  # whether ops record (what the hot paths read)
         self.inference = False
+        # grad mode as set, shown by is_grad_enabled: inside inference_mode, enable_grad
+        # turns it on without recording (inference mode wins, as in PyTorch)
+        self.requested = True
         self.multithreading = True
 
 
@@ -40,8 +43,15 @@ def _count_inference_block(n):
 
 
 def is_grad_enabled():
-    """True when operations record the graph for backward in this thread."""
-    return STATE.enabled
+    """True when grad mode is on in this thread (ops then record the graph for backward,
+    except inside ``inference_mode``)."""
+    return STATE.requested if STATE.inference else STATE.enabled
+
+
+def _set_grad(mode):
+    """Set grad mode; inside inference mode ops still record nothing."""
+    STATE.requested = mode
+    STATE.enabled = mode and not STATE.inference
 
 
 def is_inference_mode_enabled():
@@ -121,11 +131,11 @@ class no_grad(_NoParamDecoratorContextManager):
         self.prev = False
 
     def __enter__(self):
-        self.prev = STATE.enabled
-        STATE.enabled = False
+        self.prev = STATE.enabled, STATE.requested
+        STATE.enabled = STATE.requested = False
 
     def __exit__(self, *exc):
-        STATE.enabled = self.prev
+        STATE.enabled, STATE.requested = self.prev
 
 
 class enable_grad(_NoParamDecoratorContextManager):
@@ -135,11 +145,11 @@ class enable_grad(_NoParamDecoratorContextManager):
         self.prev = True
 
     def __enter__(self):
-        self.prev = STATE.enabled
-        STATE.enabled = True
+        self.prev = STATE.enabled, STATE.requested
+        _set_grad(True)
 
     def __exit__(self, *exc):
-        STATE.enabled = self.prev
+        STATE.enabled, STATE.requested = self.prev
 
 
 class set_grad_enabled(_DecoratorContextManager):
@@ -149,19 +159,19 @@ class set_grad_enabled(_DecoratorContextManager):
         if not isinstance(mode, bool):
             raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be "
                             f"bool, not {type(mode).__name__}")
-        self.prev = STATE.enabled
+        self.prev = STATE.enabled, STATE.requested
         self.mode = mode
-        STATE.enabled = mode
+        _set_grad(mode)
 
     def __call__(self, func):
-        STATE.enabled = self.prev
+        STATE.enabled, STATE.requested = self.prev
         return super().__call__(func)
 
     def __enter__(self):
         pass
 
     def __exit__(self, *exc):
-        STATE.enabled = self.prev
+        STATE.enabled, STATE.requested = self.prev
 
     def clone(self):
         return type(self)(self.mode)
@@ -185,16 +195,16 @@ class inference_mode(_DecoratorContextManager):
         self.prev = (True, False)
 
     def __enter__(self):
-        self.prev = (STATE.enabled, STATE.inference)
+        self.prev = (STATE.enabled, STATE.inference, STATE.requested)
         if self.mode:
             _count_inference_block(1)
-            STATE.enabled, STATE.inference = False, True
+            STATE.enabled, STATE.inference, STATE.requested = False, True, False
         else:
             # NOTE: PyTorch's InferenceMode(false) also turns grad mode on (even in no_grad)
-            STATE.enabled, STATE.inference = True, False
+            STATE.enabled, STATE.inference, STATE.requested = True, False, True
 
     def __exit__(self, *exc):
-        STATE.enabled, STATE.inference = self.prev
+        STATE.enabled, STATE.inference, STATE.requested = self.prev
         if self.mode:
             _count_inference_block(-1)
 

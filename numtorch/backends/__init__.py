@@ -1,7 +1,7 @@
 """``torch.backends``: flags scripts commonly read or set (numtorch has no GPU backends)."""
 import types
 
-__all__ = ["cudnn", "mps", "cuda", "mkldnn", "openmp"]
+__all__ = ["cudnn", "mps", "cuda", "mkldnn", "openmp", "mkl", "cpu", "nnpack", "opt_einsum"]
 
 
 def _flags(**attrs):
@@ -10,7 +10,8 @@ def _flags(**attrs):
 
 
 cudnn = _flags(enabled=True, benchmark=False, deterministic=False, allow_tf32=True,
-               is_available=lambda: False, version=lambda: None)
+               benchmark_limit=10, fp32_precision="none", is_available=lambda: False,
+               version=lambda: None, is_acceptable=lambda tensor: False)
 mps = _flags(is_available=lambda: False, is_built=lambda: False)
 _MATMUL = {"precision": "highest"}  # torch.get/set_float32_matmul_precision's setting
 
@@ -33,5 +34,13 @@ class _CudaMatmulFlags:
 
 
 cuda = _flags(is_built=lambda: False, matmul=_CudaMatmulFlags())
-mkldnn = _flags(enabled=False, is_available=lambda: False)
+# numtorch has no MKL-DNN, MKL, OpenMP or NNPACK (it computes with NumPy): the flags exist for
+# scripts that read or set them, and is_available() says so
+mkldnn = _flags(enabled=False, deterministic=False, allow_tf32=True, fp32_precision="none",
+                is_available=lambda: False)
 openmp = _flags(is_available=lambda: False)
+mkl = _flags(is_available=lambda: False, VERBOSE_OFF=0, VERBOSE_ON=1)
+nnpack = _flags(is_available=lambda: False)
+# (ATen's vectorised CPU kernels: numtorch has none of its own)
+cpu = _flags(get_cpu_capability=lambda: "DEFAULT")
+opt_einsum = _flags(enabled=False, strategy=None, is_available=lambda: False)

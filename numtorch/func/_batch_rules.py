@@ -145,12 +145,21 @@ def _pointwise_loss(cls, args, level):
     return wrap_outputs(out, level)
 
 
-def _dims_at(*positions, as_cls=None):
-    """Single-tensor ops whose arguments at ``positions`` are dims of input 0."""
+def _dims_at(*positions, as_cls=None, scalar="shift"):
+    """Single-tensor ops whose arguments at ``positions`` are dims of input 0. A 0-dim
+    sample's dims are shifted like any others (``scalar="shift"``: right where the op takes
+    them as dims to insert or drop), or the op runs per sample ("loop"), or it is reduced or
+    scanned as a 1-element sample ("lift")."""
     def rule(cls, args, level):
         x = args[0]
         p = physical(x, level)
         if p is None or any(physical(a, level) is not None for a in args[1:]):
+            return loop(cls, args, level)
+        if scalar != "shift" and x.dim() == 0:
+            # NOTE: a 0-dim sample's dim 0 / -1 names the sample itself, no physical dim
+            # (shifted, it would name the batch dim and mix the samples)
+            if scalar == "lift":
+                return _lifted_scalar(as_cls or cls, args, positions, p, level)
             return loop(cls, args, level)
         new = list(args)
         new[0] = p
@@ -159,6 +168,25 @@ def _dims_at(*positions, as_cls=None):
                 new[i] = _shift(new[i], x.dim())
         return wrap_outputs((as_cls or cls).apply(*new), level)
     return rule
+
+
+def _lifted_scalar(cls, args, positions, p, level):
+    """``cls`` on 0-dim samples as PyTorch batches it: over a trailing size-1 dim, which a
+    result that keeps it has squeezed away again."""
+    dims = [args[i] for i in positions]
+    flat = [d for v in dims if v is not None for d in (v if isinstance(v, (tuple, list))
+                                                       else (v,))]
+    if any(int(d) not in (0, -1) for d in flat):   # per sample, for the per-sample error
+        return loop(cls, args, level)
+    new = list(args)
+    new[0] = p.unsqueeze(-1)
+    for i, v in zip(positions, dims):   # (None: all dims, here the lifted one)
+        new[i] = (1,) if v is None or isinstance(v, (tuple, list)) else 1
+    out = cls.apply(*new)
+    outs = out if isinstance(out, tuple) else (out,)
+    outs = tuple(o.squeeze(-1) if isinstance(o, Tensor) and o.dim() > p.dim() else o
+                 for o in outs)
+    return wrap_outputs(outs if isinstance(out, tuple) else outs[0], level)
 
 
 def _reduce_all(per_dim, make_args):
@@ -427,7 +455,7 @@ def _install_shape_and_indexing(put):
     put("shape", "Clone ToCopy", _unary)
     put("shape", "View Reshape", _reshape)
     put("shape", "Permute", _permute)
-    put("shape", "Transpose T", _dims_at(1, 2))
+    put("shape", "Transpose T", _dims_at(1, 2, scalar="loop"))
     put("shape", "Expand Repeat", _expand_like)
     put("shape", "Squeeze SqueezeAll Unsqueeze Select Narrow Flip", _dims_at(1))
     put("shape", "Roll", _dims_at(2))
@@ -447,11 +475,11 @@ def _install_shape_and_indexing(put):
 def _install_reductions_linalg_nn(put):
     R = put.mods["reduction"]
     put("reduction", "Sum Mean Var Std Amax Amin Logsumexp Cumsum Cumprod "
-        "Cummax Cummin Softmax LogSoftmax MaxDim MinDim Prod", _dims_at(1))
+        "Cummax Cummin Softmax LogSoftmax MaxDim MinDim Prod", _dims_at(1, scalar="lift"))
     # a whole-sample reduction is a reduction over some dims of the batch (PyTorch's names)
-    put("reduction", "SumAll", _dims_at(1, as_cls=getattr(R, "Sum", None)))
-    put("reduction", "MeanAll", _dims_at(1, as_cls=getattr(R, "Mean", None)))
-    put("reduction", "VectorNorm", _dims_at(2))
+    put("reduction", "SumAll", _dims_at(1, as_cls=getattr(R, "Sum", None), scalar="lift"))
+    put("reduction", "MeanAll", _dims_at(1, as_cls=getattr(R, "Mean", None), scalar="lift"))
+    put("reduction", "VectorNorm", _dims_at(2, scalar="lift"))
     put("reduction", "ProdAll", _reduce_all(lambda: R.Prod, _prod_all_args))
     put("reduction", "MaxAll", _reduce_all(
         lambda: R.Amax, lambda p, x, a: (p, tuple(range(1, p.dim())), False, "amax")))

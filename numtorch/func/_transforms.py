@@ -496,7 +496,24 @@ def linearize(func, *primals):
     with _FuncLevel(diff=False):
         out = func(*primals)
     out = _pytree.tree_map(lambda o: detach_any(o) if isinstance(o, Tensor) else o, out)
+    flat_primals, primals_spec = _pytree.tree_flatten(primals)
 
     def jvp_fn(*tangents):
+        flat_tangents, tangents_spec = _pytree.tree_flatten(tangents)
+        if tangents_spec != primals_spec:
+            raise RuntimeError(f"Expected the tangents {tangents_spec} to have the same "
+                               f"argspec as the primals {primals_spec}")
+        _check_linearize_tangents(flat_primals, flat_tangents)
         return jvp(func, primals, tangents, _diff=False)[1]
     return out, jvp_fn
+
+
+def _check_linearize_tangents(flat_primals, flat_tangents):
+    """PyTorch's checks on the tangents given to linearize's ``jvp_fn`` (its traced graph
+    would otherwise run on them unchecked)."""
+    for i, (p, t) in enumerate(zip(flat_primals, flat_tangents)):
+        for what in ("shape", "dtype"):
+            if getattr(t, what) != getattr(p, what):
+                raise RuntimeError(f"tangent:{i} with {what} {getattr(t, what)} in flattened "
+                                   f"pytree doesn't match the {what} {getattr(p, what)} of "
+                                   "the corresponding primal.")

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from ..autograd._interpose import STATE as _FW
 from ..autograd.grad_mode import no_grad
 from ..ops import activation as A
 from ..ops._base import BuiltinFunction
@@ -904,8 +905,7 @@ def _nll_shapes(input, target):
             if ts[0] != 1:
                 raise ValueError(f"For 1D input, 1D target must have size 1, but got target "
                                  f"size: {ts[0]}")
-            return input.unsqueeze(0), target, True
-        return input.unsqueeze(0), target.unsqueeze(0), True
+        return input, target, True  # (NllLoss takes an unbatched input as it is)
     if len(ts) == 0 or xs[0] != ts[0]:
         raise ValueError(f"Expected input batch_size ({xs[0]}) to match target "
                          f"batch_size ({ts[0] if ts else 0}).")
@@ -969,9 +969,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """
     reduction = _reduction(reduction, size_average, reduce)
     x, t, unbatched = _nll_shapes(input, target)
-    all_classes = _check_targets(t, x.shape[1], ignore_index, byte_ok=True)
-    if weight is not None and weight.numel() != x.shape[1]:
-        raise RuntimeError(f"weight tensor should be defined either for all {x.shape[1]} "
+    if unbatched and not LS.plain_arrays():  # (the batching rules know (N, C) inputs)
+        x, t = x.unsqueeze(0), t.reshape(1)
+    n_classes = x.shape[0] if unbatched and x.dim() == 1 else x.shape[1]
+    all_classes = _check_targets(t, n_classes, ignore_index, byte_ok=True)
+    if weight is not None and weight.numel() != n_classes:
+        raise RuntimeError(f"weight tensor should be defined either for all {n_classes} "
                            f"classes or no classes but got weight tensor of shape: "
                            f"{_dims(weight.shape)}")
     op = LS.NllLoss2d if x.dim() >= 3 else LS.NllLoss
@@ -984,7 +987,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         # PyTorch runs a 3-d or 5+-d input through nll_loss2d as (N, C, 1, -1) and views the
         # unreduced loss back: its grad_fn is a ViewBackward0
         out = out.view(out.shape)
-    return out.squeeze(0) if unbatched and reduction == "none" else out
+    return out.reshape(()) if unbatched and x.dim() == 2 and reduction == "none" else out
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
@@ -1476,6 +1479,9 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         raise RuntimeError("argument #2 'target' is out of range")
     if input._data.dtype.kind not in "fc":
         _float_kernel("multilabel_margin_loss_forward_out_frame", input)
+    if _FW.fw_levels:   # PyTorch has no forward-AD formula for it
+        from ..autograd._tangents import refuse_duals
+        refuse_duals("multilabel_margin_loss_forward", input)
     x, t = input.reshape(nframe, c), target
     tv = t._data.reshape(x.shape)
     n, c = x.shape
@@ -1633,6 +1639,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                            f"valid range [0, {weight.shape[0]})")
     if mode not in ("sum", "mean", "max"):
         raise ValueError("mode has to be one of sum, mean or max")
+    if _FW.fw_levels:   # PyTorch has no forward-AD formula for it
+        from ..autograd._tangents import refuse_duals
+        refuse_duals("_embedding_bag", weight, per_sample_weights)
     if psw is not None and mode != "sum":
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
                                   f"per_sample_weights is only supported for mode='sum' (got "
@@ -1756,6 +1765,9 @@ def pdist(input, p=2):
         raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
+    if _FW.fw_levels:   # PyTorch has no forward-AD formula for it
+        from ..autograd._tangents import refuse_duals
+        refuse_duals("_pdist_forward", input)
     n = input.shape[0]
     i, j = np.triu_indices(n, 1)
     return _relabel((input[_const(i)] - input[_const(j)]).norm(p, 1), "PdistBackward0")

@@ -8,6 +8,7 @@ tensor([0., 0.], requires_grad=True)
 import numpy as np
 
 from .._tensor import Tensor
+from ..overrides import _disabled_torch_function_impl
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"]
 
@@ -18,6 +19,8 @@ class Parameter(Tensor):
     __slots__ = ()
     # prints as PyTorch's class; pickling goes through _rebuild_parameter, not the class
     __module__ = "torch.nn.parameter"
+    # ops on a parameter return plain tensors, as in PyTorch (no __torch_function__ dispatch)
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
@@ -87,6 +90,7 @@ class Buffer(Tensor, metaclass=_BufferMeta):
     """
 
     __slots__ = ()
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
@@ -141,6 +145,7 @@ class UninitializedBuffer(_Uninitialized, Tensor):
 
     __slots__ = ()
     cls_to_become = Tensor
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
         from .. import empty

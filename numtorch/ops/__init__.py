@@ -201,6 +201,8 @@ def _install_operators():
     T.__rxor__ = binary(E.bitwise_xor)
     T.__lshift__ = binary(E.bitwise_left_shift)
     T.__rshift__ = binary(E.bitwise_right_shift)
+    T.__rlshift__ = binary(E.bitwise_left_shift, True)
+    T.__rrshift__ = binary(E.bitwise_right_shift, True)
     T.__eq__ = binary(E.eq)
     T.__ne__ = binary(E.ne)
     T.__lt__ = binary(E.lt)
@@ -215,6 +217,9 @@ def _install_operators():
                      ("__iand__", "bitwise_and_"), ("__ior__", "bitwise_or_"),
                      ("__ixor__", "bitwise_xor_")):
         setattr(T, name, getattr(T, fn))
+    # (the in-place shifts are installed later than this: looked up per call)
+    T.__ilshift__ = lambda self, other: self.bitwise_left_shift_(other)
+    T.__irshift__ = lambda self, other: self.bitwise_right_shift_(other)
 
 
 _F32, _F64, _F16 = E._F32, E._F64, E._F16

@@ -21,6 +21,7 @@ import sys
 import numpy as np
 
 _PACKAGE_DIR = __file__.rsplit("/", 2)[0]
+_DISPATCH_FILE = _PACKAGE_DIR + "/overrides.py"  # __torch_function__ wrappers
 
 # The overloads PyTorch prints for the method form (the function form adds ``Tensor input``
 # first; ``FUNCTION_SIGNATURES`` holds those that differ further). Hidden (named-dim)
@@ -450,18 +451,36 @@ def _guess_call(entry):
     return pos, {}
 
 
+def _entry_and_caller():
+    """``(entry, caller, found)``: the frame where the user's call entered numtorch, the
+    user's frame that made it (the caller of this module's caller), and where the call went
+    through ``__torch_function__`` dispatch (numtorch/overrides.py, once a Tensor subclass
+    exists), the call as dispatch saw it, ``(op, args, kwargs, method)``; else None."""
+    frame, entry, found = sys._getframe(2), None, None
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        if found is None and frame.f_code.co_filename == _DISPATCH_FILE:
+            loc = frame.f_locals
+            func = loc.get("func")
+            if func is not None and "args" in loc and "kwargs" in loc:
+                # NOTE: the innermost dispatch frame holds the arguments as the user gave
+                # them; a public function is wrapped as ``_TorchFunction``, a method is not
+                method = type(func).__name__ != "_TorchFunction"
+                found = (func.__name__, tuple(loc["args"])[method:],
+                         dict(loc["kwargs"] or {}), method)  # (as _wrapper_call's: no self)
+        entry, frame = frame, frame.f_back
+    return entry, frame, found
+
+
 def bad_call(op, sigs, fallback):
     """PyTorch's parser error for the user's call now failing inside numtorch, checked
     against the overloads ``sigs`` of the parser's ``op`` (for ops whose Python name is not
     the parser's: ``linalg.vector_norm`` is ``linalg_vector_norm``); ``fallback`` where the
     call cannot be rebuilt or fits."""
-    frame, entry = sys._getframe(1), None
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        entry, frame = frame, frame.f_back
+    entry, frame, found = _entry_and_caller()
     if entry is None or frame is None:
         return fallback
     try:
-        found = _wrapper_call(entry, frame)
+        found = found or _wrapper_call(entry, frame)
         args, kwargs = found[1:3] if found is not None else \
             _call_of(entry, frame) or _guess_call(entry)
         err = parse_error(op, sigs, tuple(args), kwargs)
@@ -473,13 +492,11 @@ def bad_call(op, sigs, fallback):
 def bad_argument(fallback):
     """The TypeError PyTorch raises for the user's call now failing inside numtorch on an
     argument of the wrong type; ``fallback`` where the call cannot be rebuilt."""
-    frame, entry = sys._getframe(1), None
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        entry, frame = frame, frame.f_back
+    entry, frame, found = _entry_and_caller()
     if entry is None or frame is None:
         return fallback
     try:
-        found = _wrapper_call(entry, frame)
+        found = found or _wrapper_call(entry, frame)
         if found is not None:
             op, args, kwargs, method = found
         else:

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from ..autograd._interpose import STATE as _FW
 from . import _base as _B, _libm
 from ._base import BuiltinFunction
 from ..autograd.grad_mode import STATE
@@ -1330,6 +1331,9 @@ true_divide = div
 def floor_divide(input, other, *, out=None):
     """``floor(input / other)`` (no gradient, as in PyTorch)."""
     input, other = _tensor_first(input, other, "floor_divide")
+    if _FW.fw_levels:   # PyTorch has no forward-AD formula for it
+        from ..autograd._tangents import refuse_duals
+        refuse_duals("floor_divide", input, other, not_yet=False)
     a = input._data if isinstance(input, Tensor) else input
     b = other._data if isinstance(other, Tensor) else other
     return _out(out, _make(as_array(_floor_divide_arrays(a, b)), None, False))

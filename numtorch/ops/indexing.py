@@ -278,11 +278,115 @@ class AdvancedIndex(BuiltinFunction):
     @staticmethod
     def forward(ctx, x, key):
         ctx.shape, ctx.key = x.shape, key
-        return np.asarray(x[key])
+        out = np.asarray(x[key])
+        if out.ndim < 2 or out.flags.c_contiguous and 1 not in out.shape:
+            return out
+        return _index_layout(out, x, key)
 
     @staticmethod
     def backward(ctx, g):
         return IndexAddInto.apply(g, ctx.shape, ctx.key), None
+
+
+def _index_layout(out, x, key):
+    """``out`` (``x[key]`` as NumPy lays it out) copied into the memory layout PyTorch's
+    index kernel gives it.
+
+    NOTE: PyTorch's TensorIterator orders the result's dims by the strides of its operands:
+    ``x`` (after the slices, with stride 0 along the indexed dims) and the index tensors
+    (stride 0 along the others). A contiguous ``x`` indexed by contiguous indices thus gives a
+    contiguous result (``x[:, [0, 2], [1, 3]]``, which NumPy lays out transposed); a
+    transposed ``x`` keeps its transposed layout."""
+    sizes = out.shape
+    ops = _index_operands(x, key, sizes) if out.size and _plain_key(key) else None
+    if ops is None:
+        return _fresh(out)
+    from .._layout import stride_sorted
+
+    def compare(d0, d1):  # TensorIterator's should_swap
+        for st in ops:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if sizes[d0] > sizes[d1]:
+                return 1
+        return 0
+
+    outer = stride_sorted(out.ndim, compare)[::-1]
+    res = np.empty([sizes[d] for d in outer], out.dtype).transpose(np.argsort(outer))
+    res[...] = out
+    return res
+
+
+def _index_operands(x, key, sizes):
+    """The byte strides, over the result's dims, of PyTorch's index operands: ``x`` after
+    the slices and Nones (0 along the indexed dims, which move to the front unless
+    adjacent), then each index (0 along the other dims); None where they do not fit."""
+    basic, arrays, new_dims, n_fill = [], [], [], x.ndim
+    for k in key:  # dims each key part consumes in x
+        if isinstance(k, np.ndarray) or type(k) is slice:
+            n_fill -= k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+    for k in key:
+        if isinstance(k, np.ndarray):
+            parts = np.nonzero(k) if k.dtype == np.bool_ else (k,)
+            basic += [slice(None)] * len(parts)
+            arrays += parts
+        elif k is Ellipsis:
+            basic.append(k)
+            arrays += [None] * n_fill
+            n_fill = 0
+        else:  # a slice or None
+            if k is None:
+                new_dims.append(len(arrays))
+            basic.append(k)
+            arrays.append(None)
+    arrays += [None] * n_fill
+    view = x[tuple(basic)]
+    strides = list(view.strides)
+    for d in reversed(new_dims):  # a None dim: PyTorch's unsqueeze stride (NumPy's is 0)
+        strides[d] = strides[d + 1] * view.shape[d + 1] if d + 1 < view.ndim else \
+            view.itemsize
+    at = [d for d, a in enumerate(arrays) if a is not None]
+    b_shape = np.broadcast_shapes(*(arrays[d].shape for d in at))
+    rest = [d for d, a in enumerate(arrays) if a is None]
+    lead = at[0] if at == list(range(at[0], at[-1] + 1)) else 0  # adjacent: stay in place
+    before, after = rest[:lead], rest[lead:]
+    zeros = (0,) * len(b_shape)
+    ops = [tuple(strides[d] for d in before) + zeros + tuple(strides[d] for d in after)]
+    n_b = len(b_shape)
+    for d in at:
+        # NOTE: the index reshaped to 1s + its shape + 1s: a size-1 dim of the result keeps
+        # that (contiguous) stride, the others broadcast with stride 0
+        a = arrays[d]
+        st = np.broadcast_to(a, b_shape).strides
+        head = tuple(a.itemsize * int(np.prod(b_shape)) if sizes[i] == 1 else 0
+                     for i in range(len(before)))
+        tail = tuple(a.itemsize if sizes[i] == 1 else 0
+                     for i in range(len(before) + n_b, len(sizes)))
+        ops.append(head + st + tail)
+    return ops if len(ops[0]) == len(sizes) else None
+
+
+def _fresh(out):
+    """A C-ordered copy of ``out`` (freshly allocated: a size-1 dim gets the stride PyTorch
+    gives it, which NumPy's indexing may not)."""
+    res = np.empty(out.shape, out.dtype)
+    res[...] = out
+    return res
+
+
+def _plain_key(key):
+    """Whether ``key`` holds only index arrays of 1+ dims, slices, ``...`` and None (an int
+    or a 0-dim mask left in it makes the result contiguous)."""
+    for k in key:
+        if isinstance(k, np.ndarray):
+            if k.ndim == 0:
+                return False
+        elif not (k is None or k is Ellipsis or type(k) is slice):
+            return False
+    return True
 
 
 class IndexAddInto(BuiltinFunction):
@@ -920,6 +1024,9 @@ def masked_select(input, mask):
         raise tensor_argument(mask, "masked_select", "mask", 1)
     if mask._data.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
+    if mask._data.shape != input._data.shape:  # PyTorch broadcasts the mask first
+        from ._util import infer_size
+        infer_size(mask._data.shape, input._data.shape)
     return MaskedSelect.apply(input, mask)
 
 
@@ -944,6 +1051,9 @@ def take(input, index):
         raise tensor_argument(index, "take", "index", 1)
     n = input._data.size
     idx = index._data
+    if idx.dtype != np.int64:
+        raise RuntimeError("take(): Expected a long tensor for index, but got "
+                           f"{D.SCALAR_NAMES[index.dtype]}")
     if idx.size and (idx.max() >= n or idx.min() < -n):
         bad = int(idx.max() if idx.max() >= n else idx.min())
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "

@@ -231,9 +231,15 @@ class NllLoss(BuiltinFunction):
 
     @classmethod
     def forward(cls, ctx, x, t, w, reduction, ignore_index):
-        # x: (N, C, *d) and t: (N, *d) here; the functional layer reshapes other forms
-        ctx.save_for_backward(t)
-        ctx.reduction, ctx.shape = reduction, x.shape
+        # x: (N, C, *d) and t: (N, *d), or an unbatched x (C,) and t () or (1,) (the loss
+        # is then 0-d, as PyTorch's kernel gives it)
+        if x.ndim == 1:
+            out = cls.forward(ctx, x[None], t.reshape(1), w, reduction, ignore_index)
+            ctx.save_for_backward(x, t)
+            ctx.shape = x.shape
+            return out.reshape(())
+        ctx.save_for_backward(x, t)  # (x: only for grad_fn._saved_self, as PyTorch keeps it)
+        ctx.reduction, ctx.shape, ctx.w, ctx.ignore_index = reduction, x.shape, w, ignore_index
         if cls._all_classes and w is None and x.ndim == 2 and t.size:
             return _nll_plain(ctx, x, t, reduction)
         valid = t != ignore_index
@@ -264,11 +270,14 @@ class NllLoss(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
-        (t,) = ctx.saved_tensors
+        t = ctx.saved_tensors[1]._data
+        shape = ctx.shape
+        if len(shape) == 1:  # unbatched: computed as one row
+            t, shape = t.reshape(1), (1,) + tuple(shape)
         coef, dt = ctx.coef, g._data.dtype
         if coef is None:  # the plain case: no weights, no ignored target
-            src = -(g / ctx.xdtype.type(t._data.shape[0])) if ctx.reduction == "mean" else -g
-            src, safe_t = src.expand(t.shape), t._data
+            src = -(g / ctx.xdtype.type(t.shape[0])) if ctx.reduction == "mean" else -g
+            src, safe_t = src.expand(t.shape), t
         else:
             if ctx.reduction == "mean":
                 src = _const(coef.astype(dt)) * -(g / _const(ctx.total.astype(dt)))
@@ -276,18 +285,20 @@ class NllLoss(BuiltinFunction):
                 src = _const(coef.astype(dt)) * g
             # NOTE: PyTorch writes nothing for an ignored target: +0 (not -0 * g)
             src = src.masked_fill(_const(~ctx.valid), 0)
-            safe_t = np.where(ctx.valid, t._data, 0)
+            safe_t = np.where(ctx.valid, t, 0)
         from .._creation import zeros
-        gx = zeros(ctx.shape, dtype=g.dtype).scatter(1, _const(safe_t[:, None]), src.unsqueeze(1))
+        gx = zeros(shape, dtype=g.dtype).scatter(1, _const(safe_t[:, None]), src.unsqueeze(1))
+        if len(ctx.shape) == 1:
+            gx = gx.reshape(ctx.shape)
         return gx, None, None, None, None
 
 
 def _nll_np_backward(ctx, d):
     """NllLoss's first-order backward on arrays in the plain case: the same product
     ``coef * g`` as the Tensor formula, scattered into zeros."""
-    if ctx.coef is not None:
+    if ctx.coef is not None or len(ctx.shape) == 1:
         return NotImplemented
-    (t,) = ctx.saved_tensors
+    t = ctx.saved_tensors[1]
     n = t._data.shape[0]
     gx = np.zeros(ctx.shape, d.dtype)
     # -(g / n) for the mean, -g otherwise: PyTorch's order

@@ -18,7 +18,7 @@ from . import shape as S
 from .pooling import named
 from ._util import wrap_dim, wrap_dims
 
-__all__ = ["transpose_", "t_", "squeeze_", "unsqueeze_", "resize_", "resize_as_"]
+__all__ = ["transpose_", "t_", "squeeze_", "unsqueeze_", "resize_", "resize_as_", "set_"]
 
 
 def _apply(self, op, *args):
@@ -101,6 +101,73 @@ def resize_(self, *sizes, memory_format=None):
 def resize_as_(self, the_template, memory_format=None):
     """``resize_`` to the shape of ``the_template``."""
     return resize_(self, tuple(the_template.shape))
+
+
+_NO_SOURCE = object()
+
+
+def set_(self, source=_NO_SOURCE, storage_offset=None, size=None, stride=None):
+    """Make this tensor use ``source``'s memory (a tensor's, with its shape and strides, or a
+    storage's, as ``storage_offset``/``size``/``stride`` lay it out); no source: empty.
+
+    >>> a, b = torch.zeros(3), torch.ones(2, 2)
+    >>> a.set_(b).shape, a.data_ptr() == b.data_ptr()
+    (torch.Size([2, 2]), True)
+    """
+    from .. import storage as S
+    from ..autograd.grad_mode import STATE
+    self._check_inplace()
+    dt = self._data.dtype
+    if isinstance(source, Tensor) and source._data.dtype != dt:
+        from .linalg import _NAMES
+        raise RuntimeError(f"Could not set tensor of type {_NAMES[source.dtype.name]} to a "
+                           f"tensor of type {_NAMES[self.dtype.name]}")
+    if STATE.enabled and (self._rg or getattr(source, "_rg", False)):
+        raise NotImplementedError("numtorch does not support autograd through set_ (PyTorch "
+                                  "records a NotImplemented node): call it under no_grad")
+    if source is _NO_SOURCE:
+        data = np.empty(0, dt)
+    elif isinstance(source, Tensor) and storage_offset is None:
+        data = source._data.view()  # (the same memory, shape and strides)
+    else:
+        if isinstance(source, Tensor):
+            memory = S.storage_of(source._data)._array
+        elif isinstance(source, (S.UntypedStorage, S.TypedStorage)):
+            memory = source.untyped()._array
+        else:
+            from ._arg_errors import bad_argument
+            raise bad_argument(TypeError(f"set_(): argument 'source' (position 1) must be "
+                                         f"Tensor, not {type(source).__name__}"))
+        data = _storage_view(memory.view(dt) if memory.size % dt.itemsize == 0 else
+                             memory[:memory.size - memory.size % dt.itemsize].view(dt),
+                             storage_offset or 0, size, stride)
+    self._data = data
+    self._vc[0] += 1
+    return self
+
+
+def _storage_view(elements, offset, size, stride):
+    """The array of ``size`` and ``stride`` (in elements; contiguous by default) at
+    ``offset`` of the 1-d array ``elements``, after PyTorch's bounds check."""
+    from .scatter_ops import _check_storage
+    size = (elements.size - offset,) if size is None else tuple(int(n) for n in size)
+    if stride is None:
+        stride, step = [], 1
+        for n in reversed(size):
+            stride.insert(0, step)
+            step *= max(n, 1)
+    stride = tuple(int(st) for st in stride)
+    if len(stride) != len(size):
+        raise RuntimeError("mismatch in length of strides and shape")
+    need = offset + sum((n - 1) * st for n, st in zip(size, stride)) + 1
+    if all(size) and need > elements.size:
+        raise NotImplementedError(f"set_: numtorch cannot grow a storage of {elements.size} "
+                                  f"elements to the {need} that size {list(size)}, stride "
+                                  f"{list(stride)} and offset {offset} need (PyTorch resizes "
+                                  f"it)")
+    _check_storage(size, stride, offset, elements.size, elements.itemsize)
+    return np.lib.stride_tricks.as_strided(elements[offset:], size,
+                                           tuple(st * elements.itemsize for st in stride))
 
 
 def install():

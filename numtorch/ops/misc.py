@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from ..autograd._interpose import STATE as _FW
 from ._base import BuiltinFunction
 from ._util import wrap_dim, result_np, write_out
 
@@ -232,17 +233,31 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     if x.dtype.kind != "f":
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
                                   f"'{_type_name(input.dtype)}'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     lo, hi = float(min), float(max)
     if lo == hi and x.size:
         lo, hi = float(x.min()), float(x.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
+        if lo != lo or hi != hi:  # NaN data: PyTorch's min/max come out as -nan
+            lo, hi = (-np.nan if v != v else v for v in (lo, hi))
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{_c_double(lo)}, {_c_double(hi)}] is not "
+                           "finite")
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
     keep = x[(x >= lo) & (x <= hi)].astype(np.float64)
     idx = np.floor((keep - lo) * bins / (hi - lo)).astype(np.int64)
     idx = np.minimum(idx, bins - 1)
     return _const(np.bincount(idx, minlength=bins).astype(x.dtype))
+
+
+def _c_double(v):
+    """``v`` as C++'s ``operator<<`` writes a double (6 significant digits, -nan kept)."""
+    if v != v:
+        return "-nan" if np.signbit(v) else "nan"
+    return f"{v:g}"
 
 
 _TYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
@@ -318,10 +333,14 @@ def bincount(input, weights=None, minlength=0):
     if x.dtype.kind not in "iu":
         raise NotImplementedError(f'"bincount_cpu" not implemented for '
                                   f"'{D.SCALAR_NAMES[input.dtype]}'")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
     if x.ndim != 1:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if x.size and x.min() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and weights._data.shape != x.shape:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
     if weights is None:
         return _const(np.bincount(x, minlength=minlength).astype(np.int64))
     w = weights._data
@@ -426,6 +445,10 @@ def meshgrid(*tensors, indexing=None):
         raise RuntimeError("torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
                            f"received: {indexing}")
     ts = list(tensors)
+    if not ts:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    if any(t.dtype is not ts[0].dtype for t in ts):
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
     for t in ts:
         if t.ndim > 1:  # NOTE: PyTorch goes on to print the tensor in its legacy format
             raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but "
@@ -448,6 +471,9 @@ def meshgrid(*tensors, indexing=None):
 def cartesian_prod(*tensors):
     """The Cartesian product of 1-d tensors as rows of a 2-d tensor."""
     from .shape import stack
+    for t in tensors:
+        if t.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
     if len(tensors) == 1:
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")
@@ -555,14 +581,28 @@ def rot90(input, k=1, dims=(0, 1)):
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
                            f"dim1 = {d1}")
-    k = k % 4
-    if k == 1:
-        return input.flip(d1).transpose(d0, d1)
-    if k == 2:
-        return input.flip(d0, d1)
-    if k == 3:
-        return input.flip(d0).transpose(d0, d1)
-    return input.clone()
+    return Rot90.apply(input, k % 4, d0, d1)
+
+
+class Rot90(BuiltinFunction):
+    """out = x rotated ``k`` quarter turns from ``d0`` towards ``d1`` (a copy; for odd ``k``
+    laid out as PyTorch's flip-then-transpose);  dx = g rotated back."""
+    _backward_name = "Rot90Backward0"
+
+    @staticmethod
+    def forward(ctx, x, k, d0, d1):
+        ctx.k, ctx.d0, ctx.d1 = k, d0, d1
+        if k == 1:
+            return np.flip(x, d1).copy().swapaxes(d0, d1)
+        if k == 2:
+            return np.flip(x, (d0, d1)).copy()
+        if k == 3:
+            return np.flip(x, d0).copy().swapaxes(d0, d1)
+        return x.copy()
+
+    @staticmethod
+    def backward(ctx, g):
+        return Rot90.apply(g, (4 - ctx.k) % 4, ctx.d0, ctx.d1), None, None, None
 
 
 def diagflat(input, offset=0):
@@ -636,13 +676,17 @@ def corrcoef(input):
 # ---- integer and float bit math (no gradient unless noted) ----------------------------------
 def _int_binary(np_fn, name):
     def fn(input, other, *, out=None):
-        a = input._data
-        b = other._data if isinstance(other, Tensor) else other
+        if not isinstance(other, Tensor):
+            raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
+                            f"{type(other).__name__}")
+        if out is not None:
+            return write_out(out, fn(input, other))
+        a, b = input._data, other._data
         dt = result_np(a, b)
         if dt.kind not in "iu":
-            raise RuntimeError(f"\"{name}_cpu\" not implemented for "
-                               f"'{_TYPE_NAMES.get(str(dt), str(dt))}'")
-        return _const(np.asarray(np_fn(a.astype(dt), np.asarray(b).astype(dt))).astype(dt))
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
+                                      f"'{_TYPE_NAMES.get(str(dt), str(dt))}'")
+        return _const(np.asarray(np_fn(a.astype(dt), b.astype(dt))).astype(dt))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}`` of integer tensors."
     return fn
@@ -654,6 +698,9 @@ lcm = _int_binary(np.lcm, "lcm")
 
 def heaviside(input, values, *, out=None):
     """0 where input < 0, ``values`` where input == 0, 1 where input > 0."""
+    if _FW.fw_levels:   # PyTorch has no forward-AD formula for it
+        from ..autograd._tangents import refuse_duals
+        refuse_duals("heaviside", input, values, not_yet=False)
     a, v = input._data, values._data
     if a.dtype != v.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different "

@@ -417,17 +417,19 @@ def _minmax(input, dim, keepdim, other, op):
         from .elementwise import maximum, minimum
         fn = maximum if op == "max" else minimum
         return fn(input, dim if isinstance(dim, Tensor) else other)
-    if dim is _NOT_GIVEN and keepdim is False:
+    if dim is _NOT_GIVEN and keepdim is _NOT_GIVEN:
         return (MaxAll if op == "max" else MinAll).apply(input, op)
-    if dim is None or dim is _NOT_GIVEN:  # (only the int-dim overload takes keepdim)
-        _none_dim(op)
+    if dim is None or dim is _NOT_GIVEN:  # (only the int-dim overload takes keepdim,
+        _none_dim(op)                     # even an explicit keepdim=False)
+    if keepdim is _NOT_GIVEN:
+        keepdim = False
     _check_keepdim(op, dim, keepdim)
     d = wrap_dim(dim, input.ndim, op)
     vals, idx = (MaxDim if op == "max" else MinDim).apply(input, d, keepdim, op)
     return getattr(return_types, op)(vals, idx)
 
 
-def max(input, dim=_NOT_GIVEN, keepdim=False, *, out=None, other=_NOT_GIVEN):
+def max(input, dim=_NOT_GIVEN, keepdim=_NOT_GIVEN, *, out=None, other=_NOT_GIVEN):
     """Largest element; with ``dim``, a ``(values, indices)`` named tuple; with a tensor,
     the elementwise maximum."""
     _no_complex_minmax(input, dim, other, "max")
@@ -435,7 +437,7 @@ def max(input, dim=_NOT_GIVEN, keepdim=False, *, out=None, other=_NOT_GIVEN):
     return res if out is None else _write_minmax(out, res, "max")
 
 
-def min(input, dim=_NOT_GIVEN, keepdim=False, *, out=None, other=_NOT_GIVEN):
+def min(input, dim=_NOT_GIVEN, keepdim=_NOT_GIVEN, *, out=None, other=_NOT_GIVEN):
     """Smallest element; with ``dim``, a ``(values, indices)`` named tuple."""
     _no_complex_minmax(input, dim, other, "min")
     res = _minmax(input, dim, keepdim, other, "min")
@@ -1019,8 +1021,10 @@ class Logsumexp(BuiltinFunction):
         return gx * (p.conj() if p._data.dtype.kind == "c" else p), None, None
 
 
-def logsumexp(input, dim, keepdim=False):
+def logsumexp(input, dim=_NOT_GIVEN, keepdim=False):
     """``log(sum(exp(input), dim))`` computed stably."""
+    if dim is _NOT_GIVEN:  # (PyTorch's parser words a missing dim its own way)
+        raise TypeError('logsumexp() missing 1 required positional arguments: "dim"')
     if dim is None:  # (its dims are required: None is no list of ints)
         from ._arg_errors import bad_argument
         raise bad_argument(TypeError("logsumexp(): argument 'dim' must be tuple of ints, not "

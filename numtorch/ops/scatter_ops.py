@@ -14,6 +14,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
 from ._util import wrap_dim, write_out
+from ..storage import data_ptr, root_array
 
 _make = Tensor._make
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
@@ -152,15 +153,20 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
         raise RuntimeError("scatter_reduce(): Expected dtype int64 for index")
     if input.dtype is not src.dtype:
         raise RuntimeError("scatter_reduce(): Expected self.dtype to be equal to src.dtype")
+    return _scatter_reduce(ScatterReduce, input, dim, index, src, reduce, include_self)
+
+
+def _scatter_reduce(cls, input, dim, index, src, reduce, include_self):
+    """``cls`` (ScatterReduce or a renamed one) applied after the shape and bound checks."""
     d = wrap_dim(dim, input.ndim)
     from .indexing import _check_bounds, _check_scatter_shape
     _check_scatter_shape(input, d, index, src)
     _check_bounds(input, d, index)
     if input.ndim == 0:
-        res = ScatterReduce.apply(input.reshape(1), 0, index.reshape(-1), src.reshape(-1),
-                                  reduce, bool(include_self))
+        res = cls.apply(input.reshape(1), 0, index.reshape(-1), src.reshape(-1), reduce,
+                        bool(include_self))
         return res.reshape(())
-    return ScatterReduce.apply(input, d, index, src, reduce, bool(include_self))
+    return cls.apply(input, d, index, src, reduce, bool(include_self))
 
 
 # ---- index_* ops: a scatter with the index broadcast along dim -------------------------------
@@ -297,23 +303,25 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     """``input`` with ``alpha * source`` slices added at ``index`` along ``dim``."""
     if out is not None:
         return write_out(out, index_add(input, dim, index, source, alpha=alpha))
-    from .indexing import scatter_add
+    from .indexing import ScatterAdd
     x, d, idx, src = _index_args(input, dim, index, source, "index_add")
     if alpha != 1:
         src = src * alpha
-    return _finish(scatter_add(x, d, _spread(idx, d, src.shape), src.to(x.dtype)), input)
+    op = _named(ScatterAdd, "IndexAddBackward0")
+    return _finish(op.apply(x, d, _spread(idx, d, src.shape), src.to(x.dtype)), input)
 
 
 def index_copy(input, dim, index, source):
     """``input`` with ``source`` slices copied in at ``index`` along ``dim``."""
-    from .indexing import scatter
+    from .indexing import Scatter
     x, d, idx, src = _index_args(input, dim, index, source, "index_copy")
-    return _finish(scatter(x, d, _spread(idx, d, src.shape), src), input)
+    op = _named(Scatter, "IndexCopyBackward0")
+    return _finish(op.apply(x, d, _spread(idx, d, src.shape), src), input)
 
 
 def index_fill(input, dim, index, value):
     """``input`` with the slices at ``index`` along ``dim`` set to ``value``."""
-    from .indexing import scatter
+    from .indexing import Scatter
     x, d, idx, _ = _index_args(input, dim, index, None, "index_fill")
     idx = _const(np.unique(idx._data))  # a position filled twice takes the value once
     shape = list(x.shape)
@@ -323,12 +331,14 @@ def index_fill(input, dim, index, value):
             raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
                                f"tensor with {value.ndim} dimension(s).")
         src = value.to(x.dtype).expand(shape)
+        op = _named(Scatter, "IndexFillBackward1")
     else:
+        op = _named(Scatter, "IndexFillBackward0")
         if isinstance(value, (int, float)) and x._data.dtype.kind in "iu":
             from .._creation import scalar_as
             value = scalar_as(value, x.dtype)  # PyTorch's overflow error
         src = _const(np.full(shape, value, x._data.dtype))
-    return _finish(scatter(x, d, _spread(idx, d, tuple(shape)), src), input)
+    return _finish(op.apply(x, d, _spread(idx, d, tuple(shape)), src), input)
 
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
@@ -338,25 +348,69 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
         raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")
     x, d, idx, src = _index_args(input, dim, index, source, "index_reduce")
-    res = scatter_reduce(x, d, _spread(idx, d, src.shape), src, reduce,
-                         include_self=include_self)
+    res = _scatter_reduce(_named(ScatterReduce, "IndexReduceBackward0"), x, d,
+                          _spread(idx, d, src.shape), src, reduce, include_self)
     return _finish(res, input)
 
 
 # ---- flat and masked writes ----------------------------------------------------------------
+class Put(BuiltinFunction):
+    """out = x with src written (added: accumulate) at the flat positions ``index``;
+    dx = g (zeroed at index unless accumulate), dsrc = g.flatten()[index]."""
+    _backward_name = "PutBackward0"
+
+    @staticmethod
+    def forward(ctx, x, index, src, accumulate):
+        ctx.index, ctx.accumulate, ctx.src_shape = index, accumulate, src.shape
+        out = np.array(x, order="C")
+        flat, src = out.reshape(-1), src.astype(x.dtype, copy=False)
+        if accumulate:
+            np.add.at(flat, index, src.reshape(-1))
+        else:
+            flat[index] = src.reshape(-1)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        gx = gsrc = None
+        if ctx.needs_input_grad[0]:
+            gx = g if ctx.accumulate else Put.apply(
+                g, ctx.index, np.zeros(ctx.index.shape, g._data.dtype), False)
+        if ctx.needs_input_grad[2]:
+            gsrc = g.reshape(-1)[_const(ctx.index)].reshape(ctx.src_shape)
+        return gx, None, gsrc, None
+
+
+def _named(base, backward_name):
+    from .pooling import named
+    return named(base, backward_name)
+
+
 def put(input, index, source, accumulate=False):
     """``input`` with ``source`` written (or added) at the flat positions ``index``."""
-    from .indexing import scatter, scatter_add
+    if index._data.dtype != np.int64:
+        raise RuntimeError("put_(): Expected a long tensor for index, but got "
+                           f"{D.SCALAR_NAMES[index.dtype]}")
+    if input.dtype is not source.dtype:
+        raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {D.SCALAR_NAMES[input.dtype]} and source.dtype = "
+                           f"{D.SCALAR_NAMES[source.dtype]}")
+    if index.numel() != source.numel():
+        raise IndexError("put_(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source.numel()}, index.numel() "
+                         f"= {index.numel()}")
+    return _put(Put, input, index, source, accumulate)
+
+
+def _put(cls, input, index, source, accumulate=False):
+    """``cls`` (Put or a renamed one) applied with ``index`` checked and wrapped."""
     n = input.numel()
     idx = index._data.reshape(-1).astype(np.int64)
     if idx.size and (idx.min() < -n or idx.max() >= n):
         bad = int(idx.min() if idx.min() < -n else idx.max())
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
                          "elements.")
-    flat_idx = _const(np.where(idx < 0, idx + n, idx))
-    flat, src = input.reshape(-1), source.reshape(-1).to(input.dtype)
-    res = (scatter_add if accumulate else scatter)(flat, 0, flat_idx, src)
-    return res.reshape(input.shape)
+    return cls.apply(input, np.where(idx < 0, idx + n, idx), source, bool(accumulate))
 
 
 def masked_scatter(input, mask, source):
@@ -376,7 +430,8 @@ def masked_scatter(input, mask, source):
     where = np.flatnonzero(np.broadcast_to(mask._data, shape))
     if where.size > source.numel():
         raise RuntimeError("Number of elements of source < number of ones in mask")
-    return put(x.contiguous(), _const(where), source.reshape(-1)[:where.size])
+    return _put(_named(Put, "MaskedScatterBackward0"), x, _const(where),
+                source.reshape(-1)[:where.size])
 
 
 def _positions(shape):
@@ -387,7 +442,7 @@ def select_scatter(input, src, dim, index):
     """``input`` with ``src`` embedded as its slice ``index`` along ``dim``."""
     d = wrap_dim(dim, input.ndim)
     pos = np.take(_positions(input.shape), index, axis=d)
-    return put(input, _const(pos), src)
+    return _put(_named(Put, "SelectScatterBackward0"), input, _const(pos), src)
 
 
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
@@ -396,14 +451,14 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     key = [slice(None)] * input.ndim
     key[d] = slice(start, end, step)
     pos = _positions(input.shape)[tuple(key)]
-    return put(input, _const(pos), src)
+    return _put(_named(Put, "SliceScatterBackward0"), input, _const(pos), src)
 
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     """``input`` with ``src`` embedded as its diagonal (``offset``, ``dim1``, ``dim2``)."""
     d1, d2 = wrap_dim(dim1, input.ndim), wrap_dim(dim2, input.ndim)
     pos = np.diagonal(_positions(input.shape), offset, d1, d2)
-    return put(input, _const(pos), src)
+    return _put(_named(Put, "DiagonalScatterBackward0"), input, _const(pos), src)
 
 
 def _strided_positions(size, stride, storage_offset):
@@ -438,13 +493,43 @@ class AsStrided(BuiltinFunction):
         return buf[_const(ctx.own)], None, None, None
 
 
-def as_strided(input, size, stride, storage_offset=None):
+class AsStridedAlias(AsStrided):
+    """``AsStrided`` as a view: out = the memory around ``x`` at ``pos``, where ``x``'s own
+    elements sit at ``own`` (NumPy's as_strided over x's buffer, so writes go through; a
+    replayed view chain gives it another buffer of the same layout); the same backward."""
+    _backward_name = "AsStridedBackward0"
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, x, n_storage, own, pos, size, stride, offset):
+        ctx.size, ctx.own, ctx.pos = n_storage, own, pos
+        item = x.itemsize
+        root = root_array(x)
+        start = (data_ptr(x) - data_ptr(root)) // item - (int(own.flat[0]) if own.size else 0)
+        if root.flags.c_contiguous and own.size and 0 <= start and \
+                start + n_storage <= root.size:
+            flat = root.reshape(-1)[start:]  # the storage, within x's buffer
+            # NOTE: as_strided's geometry was checked within n_storage (memory-safe)
+            return np.lib.stride_tricks.as_strided(
+                flat[offset:] if offset < n_storage else flat[:0], size,
+                tuple(st * item for st in stride))
+        buf = np.zeros(n_storage, x.dtype)  # (no such buffer: read a copy)
+        buf[own.reshape(-1)] = x.reshape(-1)
+        return buf[pos]
+
+    @staticmethod
+    def backward(ctx, g):
+        return AsStrided.backward(ctx, g)[:1] + (None,) * 6
+
+
+def as_strided(input, size, stride, storage_offset=None, *, _copy=False):
     """The elements of ``input``'s storage at ``storage_offset + sum(i_k * stride_k)``, as a
-    tensor of ``size`` (a copy in numtorch, where PyTorch returns a view).
+    view of ``size`` (a copy where numtorch cannot alias the memory: see below).
 
     For a view, the storage is its base's (as in PyTorch): ``size``, ``stride`` and
-    ``storage_offset`` (by default the view's own offset) index the base's memory; any other
-    tensor is read as its contiguous elements.
+    ``storage_offset`` (by default the view's own offset) index the base's memory; a
+    C-contiguous tensor is its own storage. Any other tensor (whose memory layout numtorch
+    does not promise to be PyTorch's) is read as its contiguous elements, into a copy.
 
     >>> import numtorch as torch
     >>> torch.arange(6.).as_strided((2, 2), (1, 2), 1)
@@ -464,12 +549,20 @@ def as_strided(input, size, stride, storage_offset=None):
         storage, own_offset, own_strides = view
         own = _strided_positions(input.shape, own_strides, own_offset)
         offset = own_offset if storage_offset is None else storage_offset
+    elif input._data.flags.c_contiguous and input._base is None:
+        storage = input._data.reshape(-1)
+        own, offset = _positions(input.shape), storage_offset or 0
     else:
         storage = np.zeros(input.numel(), input._data.dtype)
         own = _positions(input.shape)
         offset = storage_offset or 0
     _check_storage(size, stride, offset, storage.size, storage.itemsize)
-    return AsStrided.apply(input, storage, own, _strided_positions(size, stride, offset))
+    pos = _strided_positions(size, stride, offset)
+    if _copy:
+        return AsStridedCopy.apply(input, storage, own, pos)
+    if np.shares_memory(storage, input._data):
+        return AsStridedAlias.apply(input, storage.size, own, pos, size, stride, offset)
+    return AsStrided.apply(input, storage, own, pos)
 
 
 def _view_storage(input):
@@ -489,9 +582,13 @@ def _view_storage(input):
     return base._data.reshape(-1), delta // item, [st // item for st in data.strides]
 
 
+class AsStridedCopy(AsStrided):
+    _backward_name = "AsStridedBackward0_copy"
+
+
 def as_strided_copy(input, size, stride, storage_offset=None):
     """``as_strided`` (always a copy)."""
-    return as_strided(input, size, stride, storage_offset)
+    return as_strided(input, size, stride, storage_offset, _copy=True)
 
 
 class AsStridedScatter(BuiltinFunction):

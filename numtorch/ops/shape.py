@@ -518,6 +518,8 @@ class Expand(BuiltinFunction):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.shape = x.shape
+        if shape == x.shape:   # nothing broadcast: a writable view, as PyTorch's
+            return x.view()
         return np.broadcast_to(x, shape)
 
     @staticmethod
@@ -947,7 +949,7 @@ class Cat(BuiltinFunction):
         parts = [x.astype(dt, copy=False) for x, e in zip(xs, ctx.empty) if not e]
         if not parts:
             return np.zeros((0,), dt)
-        return np.concatenate(parts, axis=dim)
+        return _cat_layout(np.concatenate(parts, axis=dim), parts)
 
     @staticmethod
     def backward(ctx, g):
@@ -960,6 +962,20 @@ class Cat(BuiltinFunction):
             grads.append(narrow(g, ctx.dim, start, size))
             start += size
         return tuple(grads)
+
+
+def _cat_layout(out, xs):
+    """``out`` (NumPy's concatenation, which keeps its inputs' shared layout) in PyTorch's
+    layout: contiguous, unless every input is channels-last (kept then, as PyTorch does)."""
+    if out.flags.c_contiguous:
+        return out
+    from .._layout import _dense_in_order
+    for x in xs:
+        order = (1, 3, 2, 0) if x.ndim == 4 else (1, 4, 3, 2, 0) if x.ndim == 5 else None
+        if order is None or not _dense_in_order(x.shape, [st // x.itemsize for st in
+                                                          x.strides], order):
+            return np.ascontiguousarray(out)
+    return out
 
 
 def _common_np(xs):
@@ -1054,7 +1070,7 @@ class Stack(BuiltinFunction):
     def forward(ctx, dim, *xs):
         ctx.dim, ctx.n = dim, len(xs)
         dt = _common_np(xs)
-        return np.stack([x.astype(dt, copy=False) for x in xs], axis=dim)
+        return _cat_layout(np.stack([x.astype(dt, copy=False) for x in xs], axis=dim), xs)
 
     @staticmethod
     def backward(ctx, g):
@@ -1224,13 +1240,25 @@ def tensor_split(input, indices_or_sections, dim=0):
         from ._arg_errors import bad_argument
         raise bad_argument(TypeError(f"tensor_split(): argument 'sections' must be int, not "
                                      f"{type(s).__name__}"))
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
     d = wrap_dim(dim, input.ndim)
     n = input._data.shape[d]
     if isinstance(indices_or_sections, Tensor):  # a 0-d tensor: sections; 1-d: indices
         t = indices_or_sections
+        if t.ndim > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a "
+                               "zero-dimensional or one-dimensional tensor, but got a tensor "
+                               f"with {t.ndim} dims")
+        if t._data.dtype != np.int64:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype "
+                               f"of long, but got {D.SCALAR_NAMES[t.dtype]}")
         indices_or_sections = t.item() if t.ndim == 0 else t.tolist()
     if isinstance(indices_or_sections, (int, np.integer)):
         k = int(indices_or_sections)
+        if k <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {k}")
         q, r = divmod(n, k)
         sizes = [q + 1] * r + [q] * (k - r)
     else:
@@ -1256,6 +1284,8 @@ def chunk(input, chunks, dim=0):
 
 def unbind(input, dim=0):
     """The slices along ``dim``, each without that dim (views)."""
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, input.ndim)
     return Unbind.apply(input, d)
 
@@ -1348,7 +1378,8 @@ def _dims_argument(op, input, args, kwargs, method, name="dims"):
 
 
 def _flip(input, dims):
-    return Flip.apply(input, wrap_dims(dims, input.ndim))
+    dims = wrap_dims(dims, input.ndim)
+    return Flip.apply(input, dims if input.ndim else ())  # (a 0-d tensor takes dim 0)
 
 
 def fliplr(input):
@@ -1384,9 +1415,16 @@ def roll(input, shifts, dims=None):
     """``input`` shifted circularly by ``shifts`` along ``dims`` (the flattened tensor when
     ``dims`` is None)."""
     shifts = _int_list(shifts, "roll", "shifts")
-    if dims is None:
+    if dims is None or isinstance(dims, (list, tuple)) and not dims:
+        if isinstance(shifts, (list, tuple)) and len(shifts) != 1:  # (one shift: the flat roll)
+            if not shifts:
+                raise RuntimeError("`shifts` required")
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                               "dims:0")
         return Roll.apply(input, shifts, None)
     dims = _int_list(dims, "roll", "dims")
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     n_shifts = len(shifts) if isinstance(shifts, (list, tuple)) else 1
     n_dims = len(dims) if isinstance(dims, (list, tuple)) else 1
     if n_shifts == 0:

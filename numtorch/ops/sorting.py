@@ -13,6 +13,8 @@ tensor([1, 2])
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd._interpose import STATE as _FW
+from ..autograd.grad_mode import STATE as _GRAD
 from ._base import BuiltinFunction
 from ._util import index_argument, wrap_dim, no_bool, no_complex, write_out, write_out_pair
 from . import return_types
@@ -40,13 +42,14 @@ def _sort_arrays(x, dim, descending):
 
 def _scatter_back(g, idx, shape, dim, keepdim=True):
     """The gradient of a selection: ``g`` placed at ``idx`` along ``dim`` in zeros(shape)."""
-    from .indexing import scatter_add
+    from .indexing import scatter
     from .._creation import zeros
     if len(shape) == 0:
         return g.reshape(())
     if not keepdim:
         g, idx = g.unsqueeze(dim), idx.unsqueeze(dim)
-    return scatter_add(zeros(shape, dtype=g.dtype), dim, idx, g)
+    # NOTE: written, not added, into the zeros (as PyTorch): a -0.0 gradient stays -0.0
+    return scatter(zeros(shape, dtype=g.dtype), dim, idx, g)
 
 
 class Sort(BuiltinFunction):
@@ -541,6 +544,9 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     """The distinct elements (or slices along ``dim``), sorted; optionally the inverse
     indices and the counts."""
     no_complex(input, '"unique" not implemented for \'{T}\'', NotImplementedError)
+    if _FW.fw_levels:   # PyTorch has no forward-AD formula for it
+        from ..autograd._tangents import refuse_duals
+        refuse_duals("_unique2" if dim is None else "unique_dim", input)
     x = input._data
     if dim is None:
         # NOTE: NaN != NaN, so each NaN stays a value of its own, as in PyTorch
@@ -551,11 +557,39 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         d = wrap_dim(dim, x.ndim)
         vals, inv, counts = np.unique(x, return_inverse=True, return_counts=True, axis=d)
         inv = inv.reshape(-1)
+    vals = _recorded(input, vals, "_unique2" if dim is None else "unique_dim")
     return _unique_result(vals, inv, counts, return_inverse, return_counts)
 
 
+class UniqueValues(BuiltinFunction):
+    """out = the distinct values (computed before); recorded as PyTorch records them, with
+    no derivative."""
+    _backward_name = "Unique2Backward0"
+
+    @staticmethod
+    def forward(ctx, x, vals, op):
+        ctx.op = op
+        return vals
+
+    @staticmethod
+    def backward(ctx, g):
+        raise NotImplementedError(f"the derivative for '{ctx.op}' is not implemented.")
+
+
+_UNIQUE_NODES = {"_unique2": "Unique2Backward0", "unique_dim": "UniqueDimBackward0",
+                 "unique_consecutive": "UniqueConsecutiveBackward0"}
+
+
+def _recorded(input, vals, op):
+    """``vals`` as a Tensor, in the graph (without a derivative) where ``input`` is."""
+    if not (input._rg and _GRAD.enabled):
+        return _const(vals)
+    from .pooling import named
+    return named(UniqueValues, _UNIQUE_NODES[op]).apply(input, vals, op)
+
+
 def _unique_result(vals, inv, counts, return_inverse, return_counts):
-    out = [_const(vals)]
+    out = [vals]
     if return_inverse:
         out.append(_const(inv.astype(np.int64)))
     if return_counts:
@@ -565,6 +599,9 @@ def _unique_result(vals, inv, counts, return_inverse, return_counts):
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapse runs of equal consecutive elements (or slices along ``dim``)."""
+    if _FW.fw_levels:   # PyTorch has no forward-AD formula for it
+        from ..autograd._tangents import refuse_duals
+        refuse_duals("unique_consecutive", input)
     x = input._data
     if dim is None:
         flat = x.reshape(-1)
@@ -581,6 +618,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         vals = np.compress(starts, x, axis=d)
         inv = np.cumsum(starts) - 1
     counts = np.diff(np.append(np.nonzero(starts)[0], starts.shape[0]))
+    vals = _recorded(input, vals, "unique_consecutive")
     return _unique_result(vals, inv, counts, return_inverse, return_counts)
 
 
@@ -608,18 +646,41 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 
 def _searchsorted_arrays(seq, vals, side):
     if seq.ndim <= 1:
-        return np.searchsorted(seq, vals, side=side)
+        return _bisect(seq.reshape(1, -1), vals.reshape(1, -1), side).reshape(vals.shape)
     if vals.shape[:-1] != seq.shape[:-1]:
         raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or "
                            "the first N-1 dimensions of boundaries tensor and input value "
-                           "tensor must match")
+                           "tensor must match, but we got boundaries tensor "
+                           f"[{', '.join(map(str, seq.shape))}] and input value tensor "
+                           f"[{', '.join(map(str, vals.shape))}]")
     rows = int(np.prod(seq.shape[:-1]))
-    flat_seq = seq.reshape(rows, seq.shape[-1])
-    flat_vals = vals.reshape(rows, vals.shape[-1])
     if rows == 0:
         return np.zeros(vals.shape, np.int64)
-    res = np.stack([np.searchsorted(s, v, side=side) for s, v in zip(flat_seq, flat_vals)])
-    return res.reshape(vals.shape)
+    flat_seq = seq.reshape(rows, seq.shape[-1])
+    flat_vals = vals.reshape(rows, vals.shape[-1])
+    return _bisect(flat_seq, flat_vals, side).reshape(vals.shape)
+
+
+def _bisect(seq, vals, side):
+    """Per row, PyTorch's binary search of ``vals`` in ``seq`` (2-d arrays, one row of seq
+    for each row of vals, or one for all).
+
+    NOTE: the same steps as PyTorch's, not NumPy's searchsorted: a NaN compares false both
+    ways, so it lands where PyTorch's comparisons send it (NumPy sorts NaN last)."""
+    n = seq.shape[-1]
+    lo = np.zeros(vals.shape, np.int64)
+    hi = np.full(vals.shape, n, np.int64)
+    if seq.shape[0] != vals.shape[0]:
+        seq = np.broadcast_to(seq, (vals.shape[0], n))
+    while True:
+        active = lo < hi
+        if not active.any():
+            return lo
+        mid = (lo + hi) >> 1
+        at = np.take_along_axis(seq, np.minimum(mid, n - 1), -1) if n else vals
+        below = ~(at > vals) if side == "right" else ~(at >= vals)
+        lo = np.where(active & below, mid + 1, lo)
+        hi = np.where(active & ~below, mid, hi)
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
