@@ -43,7 +43,7 @@ from ._creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, emp
 from ._creation import range_ as range  # noqa: E402
 from ._random import (Generator, manual_seed, seed, initial_seed, get_rng_state,  # noqa: E402
                       set_rng_state, default_generator)
-from ._tensor_str import set_printoptions, printoptions  # noqa: E402
+from ._tensor_str import set_printoptions  # noqa: E402  (printoptions: torch._tensor_str only)
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled,  # noqa: E402
                                  inference_mode, is_grad_enabled, is_inference_mode_enabled)
 from . import autograd  # noqa: E402

@@ -63,9 +63,14 @@ def _factory_call():
     the call cannot be read back)."""
     import sys
     from .ops import _arg_errors as A
+    from . import overrides
     frame, entry = sys._getframe(2), None
     while frame is not None and frame.f_code.co_filename.startswith(A._PACKAGE_DIR):
-        entry, frame = frame, frame.f_back
+        # the __torch_function__ dispatch wrappers (installed once a Tensor subclass exists)
+        # are not the factory the user called: the function they wrap is
+        if frame.f_code.co_filename != overrides.__file__:
+            entry = frame
+        frame = frame.f_back
     if entry is None:
         return "tensor", None, {}
     op = entry.f_code.co_name

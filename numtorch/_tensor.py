@@ -767,7 +767,15 @@ class Tensor:
     def _scalar_for(self, what):
         if self._data.size != 1:
             raise ValueError(f"only one element tensors can be converted to Python scalars")
-        return self._data.reshape(()).item()
+        value = self._data.reshape(()).item()
+        if what != "complex" and isinstance(value, complex):
+            # PyTorch converts a complex value to a real only when its imaginary part is 0
+            if value.imag:
+                target = "double" if what == "float" else "int64_t"
+                raise RuntimeError(f"value cannot be converted to type {target} without "
+                                   "overflow")
+            return value.real
+        return value
 
     def __hash__(self):
         return id(self)

@@ -346,7 +346,15 @@ def tensor_repr(t, *, tensor_contents=None):
     suffixes = _shape_suffixes(t, arr) + _autograd_suffixes(t) + _tangent_suffixes(t)
     if tensor_contents is None:
         tensor_contents = _contents_str(arr, t.dtype, len(prefix))
-    return _add_suffixes(prefix + tensor_contents, suffixes, len(prefix))
+    text = _add_suffixes(prefix + tensor_contents, suffixes, len(prefix))
+    if prefix != "tensor(" and _is_parameter(t):
+        # a subclass of Parameter: PyTorch wraps its subclass-named repr once more
+        text = f"Parameter({text})"
+    return text
+
+
+def _is_plain(kind):
+    return kind.__module__ == "torch.nn.parameter" and kind.__name__ == "Parameter"
 
 
 def _prefix(t):
@@ -354,9 +362,14 @@ def _prefix(t):
     prints anything but a plain Tensor or a Parameter."""
     from ._tensor import Tensor
     kind = type(t)
-    if kind is Tensor or not isinstance(t, Tensor) or kind.__module__ == "torch.nn.parameter":
+    if kind is Tensor or not isinstance(t, Tensor) or _is_plain(kind):
         return "tensor("
     return kind.__name__ + "("
+
+
+def _is_parameter(t):
+    from .nn.parameter import Parameter
+    return isinstance(t, Parameter)
 
 
 def parameter_repr(t):

@@ -266,6 +266,8 @@ def _reduce_tensor(tensor, storages):
             return _utils._rebuild_parameter, (data, tensor.requires_grad, hooks)
         return (_utils._rebuild_parameter_with_state,
                 (data, tensor.requires_grad, hooks, dict(state)))
+    from .utils.hooks import warn_if_has_hooks
+    warn_if_has_hooks(tensor)   # (a Parameter's, saved through its data, are not checked)
     record, offset, stride = storages.view_of(tensor)
     args = (record, offset, tuple(int(n) for n in tensor._data.shape), stride,
             tensor.requires_grad, hooks)
@@ -273,6 +275,34 @@ def _reduce_tensor(tensor, storages):
         return _utils._rebuild_tensor_v2, args
     return (_utils._rebuild_from_type_v2,
             (_utils._rebuild_tensor_v2, type(tensor), args, dict(state)))
+
+
+def _c_pickler_error(obj, name):
+    """The error the C Pickler (PyTorch's) gives for a global it cannot name (the pure Python
+    one numtorch uses words it differently, and a local object is an AttributeError there);
+    None where the lookup succeeds."""
+    name = name or getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    if not isinstance(name, str):
+        return None
+    path = name.split(".")
+    if "<locals>" in path:
+        return AttributeError(f"Can't pickle local object {name!r}")
+    module_name = pickle.whichmodule(obj, name)
+    try:
+        __import__(module_name, level=0)
+        found = sys.modules[module_name]
+    except Exception:  # noqa: BLE001  (any failure to import reads the same there)
+        return pickle.PicklingError(f"Can't pickle {obj!r}: import of module "
+                                    f"{module_name!r} failed")
+    for part in path:
+        if not hasattr(found, part):
+            return pickle.PicklingError(f"Can't pickle {obj!r}: attribute lookup {name} on "
+                                        f"{module_name} failed")
+        found = getattr(found, part)
+    if found is not obj:
+        return pickle.PicklingError(f"Can't pickle {obj!r}: it's not the same object as "
+                                    f"{module_name}.{name}")
+    return None
 
 
 def _write_global(pickler, obj, module, name):
@@ -319,7 +349,10 @@ def _pickler_class(base):
         def save_global(self, obj, name=None):
             target = _torch_global(obj, name)
             if target is None:
-                return super().save_global(obj, name)
+                try:
+                    return super().save_global(obj, name)
+                except pickle.PicklingError as e:
+                    raise _c_pickler_error(obj, name) or e from None
             return _write_global(self, obj, *target)
 
         # the base table holds the base class's save_global for functions; use ours

@@ -16,7 +16,7 @@ needs no gradient) reads as None, as there.
 """
 from .graph import freed_error
 
-__all__ = ["saved_attr_properties"]
+__all__ = ["saved_attr_properties", "keep_given", "negative"]
 
 
 def _saved(i, needs=None):
@@ -154,6 +154,20 @@ def _pow_result(ctx):
         return x.pow(e)
 
 
+def _result(compute):
+    """A node's own output that numtorch does not keep (PyTorch saves it): recomputed
+    from what was saved, as output 0 of the node (so it prints its ``grad_fn=``)."""
+    def get(ctx):
+        from .grad_mode import no_grad
+        from .._tensor import Tensor
+        with no_grad():
+            out = compute(ctx)
+        t = Tensor._make(out._data, ctx, True)
+        t._output_nr = 0
+        return t
+    return get
+
+
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}  # (PyTorch's Reduction enum)
 
 
@@ -239,7 +253,7 @@ _TABLE.update({
     "Stack": {"dim": _ctx_attr("dim", None)},
     "ClampBackward1": {"max": _ctx_attr("hi", None), "min": _ctx_attr("lo", None),
                        "self": _saved(0)},
-    "PowBackward1": {"exponent": _saved(1), "result": _pow_result, "self": _saved(0)},
+    "PowBackward1": {"exponent": _saved(1), "result": _result(_pow_result), "self": _saved(0)},
     "WhereBackward0": {"condition": _saved(0)},
     "SumBackward1": _DIM_REDUCE,
     "MeanBackward1": dict(_DIM_REDUCE, self_sym_numel=_ctx_numel("shape")),
@@ -259,10 +273,137 @@ _TABLE.update({
         "pos_weight": _saved(3), "reduction": _reduction, "self": _saved(0),
         "target": _saved(1), "weight": _saved(2)},
 })
-for _name in ("Exp", "Tanh", "Sigmoid", "Relu", "Sqrt"):
+
+
+def _prod_result(ctx):
+    x = ctx.saved_tensors[0]
+    dim = ctx.__dict__.get("dim")
+    return x.prod() if dim is None else x.prod(dim, keepdim=ctx.keepdim)
+
+
+def _scalar(name, index=None):
+    """A number the op keeps on its ctx as ``name`` (``index``: its place in a tuple)."""
+    def get(ctx):
+        v = ctx.__dict__[name]
+        return v if index is None else v[index]
+    return get
+
+
+def _ord(ctx):
+    p = ctx.p
+    return int(p) if type(p) is float and p.is_integer() else p
+
+
+def _roll_dims(ctx):
+    dims = ctx.dims
+    return () if dims is None else tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
+
+
+def _roll_shifts(ctx):
+    s = ctx.shifts
+    return tuple(s) if isinstance(s, (tuple, list)) else (s,)
+
+
+_SORTED = {"dim": _ctx_attr("dim", None), "indices": _saved(0),
+           "self_sym_sizes": _ctx_sizes("shape")}
+_EXTREME = {"dim": _ctx_sizes("dims"), "keepdim": _ctx_attr("keepdim", False),
+            "result": _saved(1), "self": _saved(0)}
+_TABLE.update({
+    "SiluBackward0": _SELF, "MishBackward0": _SELF, "HardswishBackward0": _SELF,
+    "HardsigmoidBackward0": _SELF,
+    "Gelu": {"approximate": _ctx_attr("approximate", "none"), "self": _saved(0)},
+    "LeakyRelu": {"negative_slope": _ctx_attr("slope", 0.01), "self": _saved(0)},
+    "Elu": {"alpha": _scalar("args", 0), "input_scale": _scalar("args", 2),
+            "scale": _scalar("args", 1), "self": _saved(0)},
+    "Softplus": {"beta": _scalar("beta"), "self": _saved(0), "threshold": _scalar("threshold")},
+    "Hardtanh": {"max_val": _scalar("hi"), "min_val": _scalar("lo"), "self": _saved(0)},
+    "Threshold": {"self": _saved(0), "threshold": _scalar("threshold")},
+    "MaskedFill": {"mask": _saved(0)},
+    "ClampMin": {"min": _ctx_attr("lo", None), "self": _saved(0)},
+    "ClampMax": {"max": _ctx_attr("hi", None), "self": _saved(0)},
+    "MaximumBackward0": {"other": _saved(1), "self": _saved(0)},
+    "MinimumBackward0": {"other": _saved(1), "self": _saved(0)},
+    "RsubBackward1": {"alpha": _ctx_attr("alpha", 1)},
+    "MvBackward0": {"self": _saved(0), "vec": _saved(1)},
+    "DotBackward0": {"self": _saved(0), "tensor": _saved(1)},
+    "BmmBackward0": {"mat2": _saved(1, needs=0), "self": _saved(0, needs=1)},
+    "ProdBackward0": {"result": _result(_prod_result), "self": _saved(0)},
+    "ProdBackward1": {"dim": _ctx_attr("dim", None), "keepdim": _ctx_attr("keepdim", False),
+                      "result": _result(_prod_result), "self": _saved(0)},
+    "VarBackward0": {"correction": _ctx_attr("c", 1), "dim": _ctx_sizes("dims"),
+                     "keepdim": _ctx_attr("keepdim", False), "self": _saved(0)},
+    "StdBackward0": {"correction": _ctx_attr("c", 1), "dim": _ctx_sizes("dims"),
+                     "keepdim": _ctx_attr("keepdim", False), "result": _saved(1),
+                     "self": _saved(0)},
+    "LinalgVectorNormBackward0": {"dim": _ctx_sizes("dims"),
+                                  "keepdim": _ctx_attr("keepdim", False), "ord": _ord,
+                                  "result": _saved(1), "self": _saved(0)},
+    "LogsumexpBackward0": {"dim": _ctx_sizes("dims"), "keepdim": _ctx_attr("keepdim", False),
+                           "result": _saved(1), "self": _saved(0)},
+    "AmaxBackward0": _EXTREME, "AminBackward0": _EXTREME,
+    "CumsumBackward0": {"dim": _ctx_attr("dim", None)},
+    "CumprodBackward0": {"dim": _ctx_attr("dim", None), "result": _saved(1),
+                         "self": _saved(0)},
+    "FlipBackward0": {"dims": _ctx_sizes("dims")},
+    "RollBackward0": {"dims": _roll_dims, "shifts": _roll_shifts},
+    # (split_size / split_sizes: as given, from the wrapper's keep_given)
+    "SplitBackward0": {"dim": _ctx_attr("dim", None), "self_sym_sizes": _in_sizes(0),
+                       "split_size": _ctx_attr("split_size", None)},
+    "SplitWithSizesBackward0": {"dim": _ctx_attr("dim", None), "self_sym_sizes": _in_sizes(0),
+                                "split_sizes": _ctx_attr("split_sizes", None)},
+    "UnbindBackward0": {"dim": _ctx_attr("dim", None)},
+    "SortBackward0": _SORTED, "SortBackward1": _SORTED, "TopkBackward0": _SORTED,
+    "IndexSelectBackward0": {"dim": _ctx_attr("dim", None), "index": _saved(0),
+                             "self_sym_sizes": _ctx_sizes("shape")},
+    "MedianBackward1": dict(_SORTED, keepdim=_ctx_attr("keepdim", False)),
+    "KthvalueBackward0": dict(_SORTED, keepdim=_ctx_attr("keepdim", False)),
+})
+for _name in ("Exp", "Exp2", "Expm1", "Reciprocal", "Rsqrt", "Tan", "Tanh", "Sigmoid", "Relu",
+              "Sqrt"):
     _TABLE[_name + "Backward0"] = _RESULT
-for _name in ("Log", "Sin", "Cos", "Abs"):
+for _name in ("Log", "Log1P", "Log2", "Log10", "Sin", "Cos", "Sinh", "Cosh", "Asin", "Acos",
+              "Atan", "Asinh", "Acosh", "Atanh", "Abs"):
     _TABLE[_name + "Backward0"] = _SELF
+
+
+def keep_given(out, **values):
+    """Remember on the node of ``out`` (a Tensor, or a tuple of one node's outputs) the
+    arguments ``name=value`` as the user gave them, for ``grad_fn._saved_<name>``.
+
+    PyTorch keeps a negative ``dim`` as given (``x.sum(-1).grad_fn._saved_dim`` shows
+    ``(18446744073709551615,)``) where the ops here keep it normalised: their wrappers call
+    this only when an argument was negative, so the common path does no work."""
+    t = out[0] if isinstance(out, (tuple, list)) else out
+    node = t._grad_fn
+    if node is not None and getattr(node, "_forward_cls", None) is not None:
+        given = node.__dict__.setdefault("given", {})
+        given.update(values)
+    return out
+
+
+def negative(dim):
+    """Whether ``dim`` (an int, or a sequence of them) names a dim from the end."""
+    if type(dim) is int:
+        return dim < 0
+    return isinstance(dim, (tuple, list)) and any(type(d) is int and d < 0 for d in dim)
+
+
+def _shown(v):
+    if v is None:
+        return None
+    if isinstance(v, (tuple, list)):
+        return tuple(_shown(d) for d in v)
+    return _unsigned(int(v))
+
+
+def _or_given(name, get):
+    """``get``, unless the node keeps ``name`` as the user gave it (``keep_given``)."""
+    def read(ctx):
+        given = ctx.__dict__.get("given")
+        if given is not None and name in given:
+            return _shown(given[name])
+        return get(ctx)
+    return read
 
 
 def saved_attr_properties(node_name, forward_name=None):
@@ -270,7 +411,8 @@ def saved_attr_properties(node_name, forward_name=None):
     ``forward_name`` (empty if unknown), with ``_raw_saved_<name>`` (its ``SavedTensor``)
     for the tensors."""
     table = _TABLE.get(forward_name) or _TABLE.get(node_name, {})
-    props = {f"_saved_{k}": property(get, doc=f"What the node saved as ``{k}``.")
+    props = {f"_saved_{k}": property(get if hasattr(get, "index") else _or_given(k, get),
+                                     doc=f"What the node saved as ``{k}``.")
              for k, get in table.items()}
     props.update({f"_raw_saved_{k}": property(_raw(get.index), doc=f"The saved ``{k}``.")
                   for k, get in table.items() if hasattr(get, "index")})

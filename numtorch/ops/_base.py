@@ -396,6 +396,8 @@ def _finish(cls, ctx, args, out):
             ctx._saved = (_entry_for(ctx, saved[0], args, (t,)),)
         else:
             ctx._saved = tuple([_entry_for(ctx, x, args, (t,)) for x in saved])
+            if saved[0] is saved[1] and saved[0] is not None or len(saved) > 2:
+                _shared_arrays(ctx, saved, args)
     return t
 
 
@@ -422,10 +424,33 @@ def _wrap_recorded_tuple(cls, ctx, args, outs):
 def _resolve_saved_arrays(ctx, args, outputs):
     """Map saved arrays back to the input/output Tensors they came from (by identity)."""
     entries = []
-    for a in ctx.to_save:
+    saved = ctx.to_save
+    for a in saved:
         entries.append(_entry_for(ctx, a, args, outputs))
     ctx.to_save = None
     ctx._saved = tuple(entries)
+    if len(saved) > 1:
+        _shared_arrays(ctx, saved, args)
+
+
+def _shared_arrays(ctx, saved, args):
+    """Re-map the saved arrays that several inputs share (``mse_loss(x, x.detach())``: the
+    detached target holds x's very array): the k-th time one array is saved is the k-th
+    input holding it, not always the first (whose ``requires_grad`` it would show)."""
+    seen = {}
+    entries = None
+    for i, a in enumerate(saved):
+        if a is None:
+            continue
+        k = seen[id(a)] = seen.get(id(a), -1) + 1
+        if not k:
+            continue
+        holders = [t for t in args if isinstance(t, Tensor) and t._data is a]
+        if k < len(holders):
+            entries = list(ctx._saved) if entries is None else entries
+            entries[i] = pack_saved(holders[k], ctx, False)
+    if entries is not None:
+        ctx._saved = tuple(entries)
 
 
 def _entry_for(ctx, a, args, outputs):

@@ -11,6 +11,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
+from ..autograd._saved_attrs import keep_given
 from ..autograd.grad_mode import STATE as _GRAD
 from ._util import wrap_dim, cast, write_out
 from .shape import place, place_array
@@ -920,6 +921,8 @@ def index_select(input, dim, index):
         if d == 1 and input.ndim >= 2:
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={n}")
         raise IndexError("index out of range in self")
+    if d != dim:  # (negative: kept as given, see keep_given)
+        return keep_given(IndexSelect.apply(input, d, index.reshape(-1)), dim=dim)
     return IndexSelect.apply(input, d, index.reshape(-1))
 
 

@@ -822,8 +822,9 @@ def logdet(input):
 
 
 def slogdet(input):
-    """Alias of ``torch.linalg.slogdet``."""
-    return _linalg().slogdet(input)
+    """``torch.linalg.slogdet`` as a ``torch.return_types.slogdet`` (the legacy name)."""
+    from . import return_types
+    return return_types.slogdet(*_linalg().slogdet(input))
 
 
 def inverse(input, *, out=None):
@@ -859,8 +860,10 @@ def _zeros_like(t):
 
 
 def qr(input, some=True, *, out=None):
-    """The legacy ``torch.qr`` (``some`` -> mode 'reduced', else 'complete')."""
-    return _linalg().qr(input, "reduced" if some else "complete")
+    """The legacy ``torch.qr`` (``some`` -> mode 'reduced', else 'complete'), returned as a
+    ``torch.return_types.qr``."""
+    from . import return_types
+    return return_types.qr(*_linalg().qr(input, "reduced" if some else "complete"))
 
 
 def cholesky(input, upper=False, *, out=None):

@@ -10,6 +10,7 @@ import numpy as np
 from .. import _dtype as D, _threads
 from .._tensor import Tensor
 from ._base import BuiltinFunction
+from ..autograd._saved_attrs import keep_given, negative
 from . import _libm
 from ._cascade import VEC_LANES, running_sum, torch_sum, vec_sum_lastdim
 from ._util import (not_a_tensor, wrap_dim, wrap_dims, as_array, cast, reshape_array,
@@ -125,6 +126,8 @@ def sum(input, dim=_NOT_GIVEN, keepdim=False, *, dtype=None, out=None):
     else:  # (dim=None with keepdim: every dim, kept, as PyTorch's dim overload)
         _check_keepdim("sum", dim, keepdim)
         res = Sum.apply(input, _reduction_dims("sum", dim, x.ndim), keepdim, dtype)
+        if negative(dim):  # (kept as given, see keep_given)
+            keep_given(res, dim=(dim,) if type(dim) is int else tuple(dim))
     return _write_out(out, res)
 
 
@@ -246,8 +249,10 @@ def mean(input, dim=_NOT_GIVEN, keepdim=False, *, dtype=None, out=None):
     if (dim is _NOT_GIVEN or dim is None) and keepdim is False:
         return _write_out(out, MeanAll.apply(input, tuple(range(x.ndim)), False, npdt))
     _check_keepdim("mean", dim, keepdim)
-    return _write_out(out, Mean.apply(input, _reduction_dims("mean", dim, x.ndim), keepdim,
-                                      npdt))
+    res = Mean.apply(input, _reduction_dims("mean", dim, x.ndim), keepdim, npdt)
+    if negative(dim):  # (kept as given, see keep_given)
+        keep_given(res, dim=(dim,) if type(dim) is int else tuple(dim))
+    return _write_out(out, res)
 
 
 class Nansum(BuiltinFunction):
@@ -334,7 +339,8 @@ def prod(input, dim=_NOT_GIVEN, keepdim=False, *, dtype=None):
     if dim is None or dim is _NOT_GIVEN:  # (only the int-dim overload takes keepdim)
         _none_dim("prod")
     _check_keepdim("prod", dim, keepdim)
-    return Prod.apply(input, wrap_dim(dim, input.ndim, "prod"), keepdim, npdt)
+    res = Prod.apply(input, wrap_dim(dim, input.ndim, "prod"), keepdim, npdt)
+    return keep_given(res, dim=dim) if negative(dim) else res  # (see keep_given)
 
 
 def _none_dim(op):
@@ -426,6 +432,8 @@ def _minmax(input, dim, keepdim, other, op):
     _check_keepdim(op, dim, keepdim)
     d = wrap_dim(dim, input.ndim, op)
     vals, idx = (MaxDim if op == "max" else MinDim).apply(input, d, keepdim, op)
+    if d != dim:  # (negative: kept as given, see keep_given)
+        keep_given(vals, dim=dim)
     return getattr(return_types, op)(vals, idx)
 
 
@@ -491,14 +499,20 @@ def amax(input, dim=(), keepdim=False):
     no_complex(input, '"max_values_cpu" not implemented for \'{T}\'')
     dims = _dims_arg(dim, input.ndim)
     _check_empty_extreme(input, dim, dims, "amax()")
-    return Amax.apply(input, dims, keepdim, "amax")
+    res = Amax.apply(input, dims, keepdim, "amax")
+    return keep_given(res, dim=_given_dims(dim)) if negative(dim) else res  # (see keep_given)
 
 
 def amin(input, dim=(), keepdim=False):
     no_complex(input, '"min_values_cpu" not implemented for \'{T}\'')
     dims = _dims_arg(dim, input.ndim)
     _check_empty_extreme(input, dim, dims, "amin()")
-    return Amin.apply(input, dims, keepdim, "amin")
+    res = Amin.apply(input, dims, keepdim, "amin")
+    return keep_given(res, dim=_given_dims(dim)) if negative(dim) else res  # (see keep_given)
+
+
+def _given_dims(dim):
+    return (dim,) if type(dim) is int else tuple(dim)
 
 
 def _check_empty_extreme(input, dim, dims, op):
@@ -879,7 +893,8 @@ def cumsum(input, dim=None, *, dtype=None, out=None):
         raise bad_argument(TypeError('cumsum() missing 1 required positional arguments: '
                                      '"dim"'))
     d = wrap_dim(dim, input.ndim)
-    return _write_out(out, Cumsum.apply(input, d, _sum_dtype(input._data.dtype, dtype)))
+    res = Cumsum.apply(input, d, _sum_dtype(input._data.dtype, dtype))
+    return _write_out(out, keep_given(res, dim=dim) if d != dim else res)  # (see keep_given)
 
 
 class Cumprod(BuiltinFunction):
@@ -934,7 +949,8 @@ def cumprod(input, dim=None, *, dtype=None, out=None):
         raise bad_argument(TypeError('cumprod() missing 1 required positional arguments: '
                                      '"dim"'))
     d = wrap_dim(dim, input.ndim)
-    return _write_out(out, Cumprod.apply(input, d, _sum_dtype(input._data.dtype, dtype)))
+    res = Cumprod.apply(input, d, _sum_dtype(input._data.dtype, dtype))
+    return _write_out(out, keep_given(res, dim=dim) if d != dim else res)  # (see keep_given)
 
 
 class Cummax(BuiltinFunction):
@@ -1029,7 +1045,8 @@ def logsumexp(input, dim=_NOT_GIVEN, keepdim=False):
         from ._arg_errors import bad_argument
         raise bad_argument(TypeError("logsumexp(): argument 'dim' must be tuple of ints, not "
                                      "NoneType"))
-    return Logsumexp.apply(input, _dims_arg(dim, input.ndim), keepdim)
+    res = Logsumexp.apply(input, _dims_arg(dim, input.ndim), keepdim)
+    return keep_given(res, dim=_given_dims(dim)) if negative(dim) else res  # (see keep_given)
 
 
 def _softmax_array(x, dim):
@@ -1216,12 +1233,16 @@ _NO_DIM = object()  # softmax's dim was not given
 def softmax(input, dim=_NO_DIM, dtype=None, *, _stacklevel=3):
     """``exp(x) / exp(x).sum(dim)`` computed stably."""
     input, d = _softmax_input(input, dim, dtype, "softmax")
+    if d != dim:  # (negative: kept as given, see keep_given)
+        return keep_given(Softmax.apply(input, d), dim=dim)
     return Softmax.apply(input, d)
 
 
 def log_softmax(input, dim=_NO_DIM, dtype=None, *, _stacklevel=3):
     """``log(softmax(x))`` computed stably."""
     input, d = _softmax_input(input, dim, dtype, "log_softmax")
+    if d != dim:  # (negative: kept as given, see keep_given)
+        return keep_given(LogSoftmax.apply(input, d), dim=dim)
     return LogSoftmax.apply(input, d)
 
 

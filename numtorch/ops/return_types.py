@@ -1,23 +1,65 @@
 """``torch.return_types``: the named tuples returned by ``max``, ``sort``, ``topk`` ...
 
->>> r = max(values=1, indices=2)
->>> r.values, r[1]
-(1, 2)
+They behave as PyTorch's C ``structseq`` types rather than ``collections.namedtuple``:
+fields by name and index, ``n_fields``, no ``_asdict``/``_replace``, and a constructor
+that takes one sequence (numtorch's own ops pass the values one by one instead).
+
+>>> r = max((1, 2))
+>>> r.values, r[1], r.n_fields
+(1, 2, 2)
+>>> max(1, 2).indices
+2
 """
-import collections
+import operator
 
 __all__ = []
 
 
+def _new(cls, *args):
+    n = cls.n_fields
+    # numtorch's ops build results as cls(v0, v1, ...); a user writes cls(sequence) or
+    # cls(sequence, dict) as with PyTorch's structseq (whose dict may name no field)
+    if len(args) == n and not (n == 2 and (args[1] is None or isinstance(args[1], dict))):
+        return tuple.__new__(cls, args)
+    if not args:
+        raise TypeError("structseq() missing required argument 'sequence' (pos 1)")
+    if len(args) > 2:
+        raise TypeError(f"structseq() takes at most 2 arguments ({len(args)} given)")
+    if len(args) == 2 and args[1] is not None and not isinstance(args[1], dict):
+        raise TypeError(f"torch.return_types.{cls.__name__}() takes a dict as second arg, "
+                        "if any")
+    values = tuple(args[0])
+    if len(values) != n:
+        raise TypeError(f"torch.return_types.{cls.__name__}() takes a {n}-sequence "
+                        f"({len(values)}-sequence given)")
+    return tuple.__new__(cls, values)
+
+
+def _repr(self):
+    body = ",\n".join(f"{f}={v!r}" for f, v in zip(self.__match_args__, self))
+    return f"torch.return_types.{type(self).__name__}(\n{body})"
+
+
+def _reduce(self):
+    return (type(self), (tuple(self), {}))
+
+
+def _getattr(self, name):
+    # only reached for a missing attribute; PyTorch's C type names itself in full here
+    raise AttributeError(f"'torch.return_types.{type(self).__name__}' object has no "
+                         f"attribute '{name}'")
+
+
 def _make(name, fields):
-    base = collections.namedtuple(name, fields)
-
-    def __repr__(self):
-        body = ",\n".join(f"{f}={getattr(self, f)!r}" for f in fields)
-        return f"torch.return_types.{name}(\n{body})"
-
-    cls = type(name, (base,), {"__slots__": (), "__repr__": __repr__, "__str__": __repr__,
-                               "__module__": "torch.return_types"})
+    attrs = {"__slots__": (), "__module__": "torch.return_types", "__new__": _new,
+             "__repr__": _repr, "__str__": _repr, "__reduce__": _reduce,
+             "__getattr__": _getattr, "__match_args__": fields, "n_fields": len(fields),
+             # not on PyTorch's type: numtorch's pytree, collate and __torch_function__
+             # code recognise named tuples (these included) by it
+             "_fields": fields,
+             "n_sequence_fields": len(fields), "n_unnamed_fields": 0}
+    attrs.update({f: property(operator.itemgetter(i)) for i, f in enumerate(fields)})
+    cls = type(name, (tuple,), attrs)
     globals()[name] = cls
     __all__.append(name)
     return cls

@@ -13,6 +13,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ._base import BuiltinFunction
+from ..autograd._saved_attrs import keep_given, negative
 from ..autograd.grad_mode import STATE
 from ._util import (index_argument, int_argument, reshape_array, result_np, sum_to_shape_array, wrap_dim,
                     wrap_dims)
@@ -429,12 +430,17 @@ def _permute(input, dims):
     wrapped = tuple(wrap_dim(d, n) for d in dims)
     if len(set(wrapped)) != len(wrapped):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
+    if negative(dims):  # (kept as given, see keep_given)
+        return keep_given(Permute.apply(input, wrapped), dims=tuple(dims))
     return Permute.apply(input, wrapped)
 
 
 def transpose(input, dim0, dim1):
     """Swap two dims (a view)."""
     n = input.ndim
+    if negative((dim0, dim1)):  # (kept as given, see keep_given)
+        return keep_given(Transpose.apply(input, wrap_dim(dim0, n), wrap_dim(dim1, n)),
+                          dim0=dim0, dim1=dim1)
     return Transpose.apply(input, wrap_dim(dim0, n), wrap_dim(dim1, n))
 
 
@@ -675,6 +681,8 @@ def squeeze(input, dim=_ALL_DIMS):
         dims = ()
     if isinstance(dim, (tuple, list)):
         return SqueezeDims.apply(input, dims)
+    if negative(dim):  # (kept as given, see keep_given)
+        return keep_given(Squeeze.apply(input, dims), dim=dim)
     return Squeeze.apply(input, dims)
 
 
@@ -700,6 +708,8 @@ class Unsqueeze(BuiltinFunction):
 
 def unsqueeze(input, dim):
     """Insert a size-1 dim at ``dim``."""
+    if negative(dim):  # (kept as given, see keep_given)
+        return keep_given(Unsqueeze.apply(input, wrap_dim(dim, input.ndim + 1)), dim=dim)
     return Unsqueeze.apply(input, wrap_dim(dim, input.ndim + 1))
 
 
@@ -733,6 +743,9 @@ def select(input, dim, index):
     if index < -size or index >= size:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"[{', '.join(map(str, input._data.shape))}] at dimension {d}")
+    if d != dim or index < 0:  # (negative: kept as given, see keep_given)
+        return keep_given(Select.apply(input, d, index % size if size else index), dim=dim,
+                          index=index)
     return Select.apply(input, d, index % size if size else index)
 
 
@@ -767,6 +780,8 @@ def narrow(input, dim, start, length):
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
                            f"({size}).")
+    if d != dim:  # (negative: kept as given, see keep_given)
+        return keep_given(Narrow.apply(input, d, start, int(length)), dim=dim)
     return Narrow.apply(input, d, start, int(length))
 
 
@@ -1011,6 +1026,8 @@ def cat(tensors, dim=0, *, out=None):
         d = wrap_dim(dim, ref.ndim)
         _check_cat_shapes(tensors, ref, d)
         res = Cat.apply(d, *tensors)
+        if d != dim:  # (negative: kept as given, see keep_given)
+            keep_given(res, dim=dim)
     except (IndexError, RuntimeError, ValueError):
         # PyTorch refuses a 0-d tensor before its other checks (a 0-d one fails one of them)
         for i, t in enumerate(tensors):
@@ -1056,6 +1073,8 @@ def stack(tensors, dim=0, *, out=None):
                                f"[{', '.join(map(str, t._data.shape))}] at entry {i}")
     d = wrap_dim(dim, len(shape) + 1)
     res = Stack.apply(d, *tensors)
+    if d != dim:  # (negative: kept as given, see keep_given)
+        keep_given(res, dim=dim)
     if out is not None:
         from .elementwise import _out
         return _out(out, res)
@@ -1179,8 +1198,11 @@ def split(tensor, split_size_or_sections, dim=0):
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
                                f"(input tensor's size at dimension {d}), but got split_sizes="
                                f"[{', '.join(map(str, sizes))}]")
-    cls = Split if isinstance(split_size_or_sections, (int, np.integer)) else SplitWithSizes
-    return cls.apply(tensor, d, tuple(sizes))
+    if isinstance(split_size_or_sections, (int, np.integer)):
+        # (what PyTorch keeps: the size and dim as given, see keep_given)
+        return keep_given(Split.apply(tensor, d, tuple(sizes)), dim=dim, split_size=step)
+    return keep_given(SplitWithSizes.apply(tensor, d, tuple(sizes)), dim=dim,
+                      split_sizes=tuple(sizes))
 
 
 class Split(BuiltinFunction):
@@ -1287,6 +1309,8 @@ def unbind(input, dim=0):
     if input.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, input.ndim)
+    if d != dim:  # (negative: kept as given, see keep_given)
+        return keep_given(Unbind.apply(input, d), dim=dim)
     return Unbind.apply(input, d)
 
 
@@ -1378,8 +1402,9 @@ def _dims_argument(op, input, args, kwargs, method, name="dims"):
 
 
 def _flip(input, dims):
-    dims = wrap_dims(dims, input.ndim)
-    return Flip.apply(input, dims if input.ndim else ())  # (a 0-d tensor takes dim 0)
+    wrapped = wrap_dims(dims, input.ndim)
+    res = Flip.apply(input, wrapped if input.ndim else ())  # (a 0-d tensor takes dim 0)
+    return keep_given(res, dims=dims) if negative(dims) else res  # (see keep_given)
 
 
 def fliplr(input):

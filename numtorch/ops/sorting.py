@@ -16,6 +16,7 @@ from .._tensor import Tensor
 from ..autograd._interpose import STATE as _FW
 from ..autograd.grad_mode import STATE as _GRAD
 from ._base import BuiltinFunction
+from ..autograd._saved_attrs import keep_given
 from ._util import index_argument, wrap_dim, no_bool, no_complex, write_out, write_out_pair
 from . import return_types
 
@@ -87,6 +88,8 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None):
         dim, stable = -1, dim
     cls = Sort if stable is None else SortStable
     d = wrap_dim(dim, input.ndim)
+    if d != dim:  # (negative: kept as given, see keep_given)
+        return keep_given(return_types.sort(*cls.apply(input, d, bool(descending))), dim=dim)
     return return_types.sort(*cls.apply(input, d, bool(descending)))
 
 
@@ -175,6 +178,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if k < 0 or k > n:
         raise RuntimeError("selected index k out of range")
     res = return_types.topk(*Topk.apply(input, int(k), d, bool(largest)))
+    if d != dim:  # (negative: kept as given, see keep_given)
+        keep_given(res.values, dim=dim)
     return res if out is None else write_out_pair(out, res, "topk")
 
 

@@ -10,11 +10,13 @@ Traceback (most recent call last):
 ValueError: Invalid beta parameter at index 1: 1.0
 """
 from .. import _creation
+from .._tensor import Tensor
 from . import _kernels as K
 from .optimizer import Optimizer, check_betas, check_lr, check_nonneg, step_counter, to_scalar
 from .sgd import _closure_loss, grad_array
 
-__all__ = ["PerParamOptimizer", "advance", "check_adam_args", "decay_grad", "adam_start"]
+__all__ = ["PerParamOptimizer", "advance", "check_adam_args", "decay_grad", "adam_start",
+           "hyper_value"]
 
 
 def advance(step_t):
@@ -42,13 +44,20 @@ def decay_grad(param, grad, weight_decay, lr, decoupled=False):
     return grad
 
 
+def hyper_value(x):
+    """A hyper-parameter as a number for the update arithmetic: a Python number as is, a
+    Tensor (lr or betas given as Tensors) as a NumPy scalar of its dtype, since PyTorch then
+    computes the expressions that use it as Tensor ops in that dtype."""
+    return x._data.reshape(())[()] if isinstance(x, Tensor) else x
+
+
 def adam_start(p, group, state):
     """The Adam family's opening: count the step, decay the gradient, then update the moments
     m = lerp(m, g, 1 - b1) and v = b2 v + (1 - b2) g^2 in place.
 
     Returns (lr, step, grad, m, v) with ``grad``, ``m`` and ``v`` as arrays.
     """
-    lr, (beta1, beta2) = to_scalar(group["lr"]), group["betas"]
+    lr, (beta1, beta2) = hyper_value(group["lr"]), map(hyper_value, group["betas"])
     grad = grad_array(p, group["maximize"])
     step = advance(state["step"])
     grad = decay_grad(p._data, grad, group["weight_decay"], lr, group["decoupled_weight_decay"])

@@ -49,16 +49,37 @@ class ASGD(PerParamOptimizer):
         step = advance(state["step"])
         grad = decay_grad(p._data, grad_array(p, group["maximize"]), group["weight_decay"], lr)
         eta, mu, ax = state["eta"], state["mu"], state["ax"]
-        eta_value = float(eta._data)
-        K.mul_(p._data, 1 - lambd * eta_value)
-        K.add_(p._data, grad, -eta_value)
-        if float(mu._data) != 1:
-            np_ax = ax._data
-            np_ax += (p._data - np_ax) * mu._data.astype(np_ax.dtype)
+        update = _foreach_update if group["foreach"] else _single_update
+        update(p._data, grad, ax._data, lambd, eta._data, mu._data)
+        if group["foreach"]:
+            # NOTE: PyTorch's multi-tensor step computes eta from the step *tensor*, so in
+            # its dtype: lr * reciprocal((1 + lambd lr step) ** alpha)
+            base = state["step"] * (lambd * lr) + 1
+            eta._data[...] = ((base ** group["alpha"]).reciprocal() * lr)._data
         else:
-            ax._data[...] = p._data
-        # NOTE: the new eta and mu are Python floats stored into the float32 counters
-        eta._data[...] = lr / ((1 + lambd * lr * step) ** group["alpha"])
+            # NOTE: the new eta and mu are Python floats stored into the float32 counters
+            eta._data[...] = lr / ((1 + lambd * lr * step) ** group["alpha"])
         mu._data[...] = 1 / max(1, step - group["t0"])
         for t in (eta, mu, ax, p):
             K.bump(t)
+
+
+def _single_update(param, grad, ax, lambd, eta, mu):
+    """PyTorch's single-tensor update: p = p (1 - lambd eta) - eta g, then ax = p while
+    mu is 1, else ax += (p - ax) mu."""
+    eta_value = float(eta)
+    K.mul_(param, 1 - lambd * eta_value)
+    K.add_(param, grad, -eta_value)
+    if float(mu) != 1:
+        ax += (param - ax) * mu.astype(ax.dtype)
+    else:
+        ax[...] = param
+
+
+def _foreach_update(param, grad, ax, lambd, eta, mu):
+    """PyTorch's multi-tensor (``foreach=True``) update, which rounds differently from the
+    single-tensor one: p -= eta (g + lambd p), then ax += (p - ax) mu (even while mu is 1).
+    ``grad`` already holds any weight decay; ``eta`` and ``mu`` are the 0-d state arrays."""
+    intermediate = K.add(grad, param, lambd)
+    K.addcmul_(param, intermediate, eta.astype(param.dtype), -1)
+    K.addcmul_(ax, param - ax, mu.astype(ax.dtype))

@@ -57,7 +57,9 @@ def _hooked_step(step):
     """Wrap a subclass's ``step``: pre hooks, the step under its grad mode, post hooks."""
 
     @functools.wraps(step)
-    def wrapper(self, *args, **kwargs):
+    def wrapper(*args, **kwargs):
+        # NOTE: as in PyTorch, the hooks' ``args`` hold the optimizer itself first
+        self = args[0]
         for pre_hook in chain(_global_pre_hooks.values(),
                               self._optimizer_step_pre_hooks.values()):
             result = pre_hook(self, args, kwargs)
@@ -70,7 +72,7 @@ def _hooked_step(step):
         prev = STATE.enabled
         STATE.enabled = bool(self.defaults.get("differentiable", False))
         try:
-            out = step(self, *args, **kwargs)
+            out = step(*args, **kwargs)
         finally:
             STATE.enabled = prev
         for post_hook in chain(self._optimizer_step_post_hooks.values(),

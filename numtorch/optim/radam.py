@@ -40,14 +40,34 @@ class RAdam(PerParamOptimizer):
         f = m.dtype.type
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
-        update = m / f(bias_correction1) * f(lr)
         rho_inf = 2 / (1 - beta2) - 1
         rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
-        if rho_t > 5.0:
-            adaptive = f(bias_correction2 ** 0.5) / (np.sqrt(v) + f(group["eps"]))
-            rect = ((rho_t - 4) * (rho_t - 2) * rho_inf /
-                    ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-            update = update * adaptive * f(rect)
-        K.add_(p._data, update, -1.0)
+        rect = (((rho_t - 4) * (rho_t - 2) * rho_inf /
+                 ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5 if rho_t > 5.0 else 0)
+        if group["foreach"]:
+            _foreach_update(p._data, m, v, lr, rect, bias_correction1, bias_correction2,
+                            group["eps"])
+        else:
+            update = m / f(bias_correction1) * f(lr)
+            if rect:
+                adaptive = f(bias_correction2 ** 0.5) / (np.sqrt(v) + f(group["eps"]))
+                update = update * adaptive * f(rect)
+            K.add_(p._data, update, -1.0)
         for t in (state["exp_avg"], state["exp_avg_sq"], p):
             K.bump(t)
+
+
+def _foreach_update(param, m, v, lr, rect, bias_correction1, bias_correction2, eps):
+    """PyTorch's multi-tensor (``foreach=True``) update, which rounds differently from the
+    single-tensor one: p += m * (1 / ((sqrt(v) + eps) / c2) + c1), with the Python floats
+    c2 = -sqrt(bc2) lr rect / bc1 and c1 = -lr / bc1 while unrectified (else 0).
+
+    NOTE: unrectified, c2 is -0.0, so the reciprocal term is -0.0 and only c1 remains.
+    """
+    f = v.dtype.type
+    c1 = (lr * (0 if rect > 0 else 1.0) / bias_correction1) * -1
+    c2 = (bias_correction2 ** 0.5) * (lr * rect / bias_correction1) * -1
+    with np.errstate(divide="ignore"):
+        buffer = np.reciprocal((np.sqrt(v) + f(eps)) / f(c2))
+    buffer += f(c1)
+    K.addcmul_(param, m, buffer)

@@ -208,3 +208,120 @@ def test_lbfgs_matches_torch_in_float64(torch, kwargs):
     for m, r in zip(mine[1], ref[1]):
         np.testing.assert_allclose(m, r, atol=1e-6)
     assert mine[2] == ref[2]
+
+
+# ---- bit-exact updates with fixed gradients ------------------------------------------------
+def _exact_sqrt(monkeypatch, torch):
+    """Give torch a correctly rounded sqrt. NOTE: PyTorch's CPU sqrt goes through MKL's vector
+    math (not correctly rounded, ~15 % of float32 results one ulp off) while numtorch's is
+    NumPy's; with this, the rest of an update can be compared bit for bit."""
+    def sqrt(t):
+        return torch.from_numpy(np.asarray(np.sqrt(t.detach().numpy())))
+    monkeypatch.setattr(torch.Tensor, "sqrt", sqrt)
+    monkeypatch.setattr(torch, "_foreach_sqrt", lambda ts: [sqrt(t) for t in ts])
+
+
+def _fixed_grad_run(lib, name, kwargs, steps=12, dtype="float32"):
+    lib.manual_seed(0)
+    dt = getattr(lib, dtype)
+    params = [lib.randn(5, 3, dtype=dt, requires_grad=True),
+              lib.randn(4, dtype=dt, requires_grad=True)]
+    opt = getattr(lib.optim, name)(params, **kwargs)
+    for i in range(steps):
+        for p in params:
+            p.grad = lib.randn_like(p) * (0.5 if i % 2 else 2.0)
+        opt.step()
+    return [p.detach().numpy().copy() for p in params], opt
+
+
+FOREACH_CASES = [
+    # PyTorch's multi-tensor RAdam and ASGD round differently from their single-tensor paths
+    ("RAdam", {"lr": 0.05, "foreach": True}),
+    ("RAdam", {"lr": 0.05, "foreach": True, "weight_decay": 0.1}),
+    ("RAdam", {"lr": 0.05, "foreach": True, "weight_decay": 0.1,
+               "decoupled_weight_decay": True, "maximize": True}),
+    ("ASGD", {"lr": 0.05, "foreach": True}),
+    ("ASGD", {"lr": 0.05, "foreach": True, "t0": 2, "lambd": 0.01, "weight_decay": 0.1}),
+    ("ASGD", {"lr": 0.05, "foreach": True, "t0": 3, "maximize": True}),
+    ("RAdam", {"lr": 0.05}), ("ASGD", {"lr": 0.05, "t0": 2, "lambd": 0.01}),
+    # a Tensor lr makes PyTorch compute lr / bias_correction1 in float32
+    ("Adam", {"lr": "tensor"}), ("AdamW", {"lr": "tensor", "amsgrad": True}),
+    ("Adam", {"lr": "tensor", "weight_decay": 0.1, "decoupled_weight_decay": True}),
+]
+
+
+@pytest.mark.parametrize("name,kwargs", FOREACH_CASES,
+                         ids=[f"{n}-{i}" for i, (n, _) in enumerate(FOREACH_CASES)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fixed_gradient_updates_are_bit_exact(torch, monkeypatch, name, kwargs, dtype):
+    _exact_sqrt(monkeypatch, torch)
+    runs = []
+    for lib in (numtorch, torch):
+        kw = dict(kwargs, lr=lib.tensor(0.01)) if kwargs.get("lr") == "tensor" else kwargs
+        runs.append(_fixed_grad_run(lib, name, kw, dtype=dtype)[0])
+    for mine, ref in zip(*runs):
+        np.testing.assert_array_equal(mine, ref)
+
+
+def test_asgd_foreach_state_matches_torch(torch):
+    # eta comes from the step *tensor* on the multi-tensor path; ax always takes the addcmul
+    states = []
+    for lib in (numtorch, torch):
+        _, opt = _fixed_grad_run(lib, "ASGD", {"lr": 0.05, "foreach": True, "t0": 4})
+        states.append(opt.state_dict()["state"])
+    for k, st in states[1].items():
+        for key, v in st.items():
+            np.testing.assert_array_equal(states[0][k][key].numpy(), v.numpy(), err_msg=key)
+
+
+def test_tensor_betas_stay_tensors(torch):
+    reprs = []
+    for lib in (numtorch, torch):
+        lib.manual_seed(0)
+        w = lib.nn.Parameter(lib.randn(3))
+        opt = lib.optim.Adam([w], lr=lib.tensor(0.01),
+                             betas=(lib.tensor([0.8]), lib.tensor(0.99)))
+        for _ in range(4):
+            w.grad = lib.randn(3)
+            opt.step()
+        reprs.append((str(opt.param_groups[0]["betas"]), str(opt.param_groups[0]["lr"]),
+                      repr(opt)))
+        reprs[-1] += (w.detach().numpy().copy(),)
+    assert reprs[0][:3] == reprs[1][:3]
+    np.testing.assert_allclose(reprs[0][3], reprs[1][3], rtol=0, atol=1e-7)
+
+
+BETA_ERRORS = [
+    lambda lib: lib.optim.Adam([lib.nn.Parameter(lib.ones(1))], betas=(0, 0.99)),
+    lambda lib: lib.optim.AdamW([lib.nn.Parameter(lib.ones(1))], betas=(lib.tensor(0.9), 0.99)),
+    lambda lib: lib.optim.Adam([lib.nn.Parameter(lib.ones(1))],
+                               betas=(lib.tensor([0.9, 0.8]), lib.tensor(0.99))),
+    lambda lib: lib.optim.Adam([lib.nn.Parameter(lib.ones(1))],
+                               betas=(lib.tensor(0.9), lib.tensor(0.99)), foreach=True),
+    lambda lib: lib.optim.Adam([lib.nn.Parameter(lib.ones(1))], lr=lib.tensor(0.1),
+                               foreach=True),
+]
+
+
+@pytest.mark.parametrize("fn", BETA_ERRORS, ids=[str(i) for i in range(len(BETA_ERRORS))])
+def test_tensor_hyper_parameter_errors(fn):
+    check_error(fn)
+
+
+def test_step_hooks_see_the_optimizer_in_args(torch):
+    seen = []
+    for lib in (numtorch, torch):
+        w = lib.nn.Parameter(lib.ones(1))
+        opt = lib.optim.SGD([w], lr=0.1)
+        log = []
+        opt.register_step_pre_hook(
+            lambda o, args, kw: log.append(("pre", len(args), args[0] is o, dict(kw))))
+        opt.register_step_post_hook(
+            lambda o, args, kw: log.append(("post", len(args), args[0] is o, sorted(kw))))
+
+        def swap(o, args, kw):      # a pre hook may replace the arguments (self included)
+            return args, {"closure": lambda: 3.5}
+        opt.register_step_pre_hook(swap)
+        log.append(opt.step())
+        seen.append(log)
+    assert seen[0] == seen[1]

@@ -12,6 +12,8 @@ hooks see ``(module, grad_input, grad_output)`` and may replace ``grad_input``.
 >>> lin(torch.ones(3, 2, requires_grad=True)).sum().backward(); seen
 [torch.Size([3, 1])]
 """
+import os
+import sys
 import warnings
 
 from ..._tensor import Tensor
@@ -36,6 +38,18 @@ class BackwardHookFunction(Function):
         return (None,) + tuple(ctx.callback(grads))
 
 
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _user_stacklevel():
+    """The ``stacklevel`` (for a warning its caller gives) of the innermost frame outside
+    numtorch: as PyTorch's, the warning names the user's ``backward()`` line."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_ROOT):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _pack(indices, values, size):
     out = [None] * size
     for i, v in zip(indices, values):
@@ -46,17 +60,16 @@ def _pack(indices, values, size):
 class BackwardHook:
     """Wires one forward call of ``module`` to its backward hooks."""
 
-    def __init__(self, module):
-        from .module import _global_backward_hooks, _global_backward_pre_hooks
+    def __init__(self, module, hooks):
+        from .module import _global_backward_pre_hooks
         self.module = module
-        own = [] if module.__dict__.get("_is_full_backward_hook") is False else \
-            list(module._backward_hooks.values())     # the legacy hooks go on grad_fn
-        self.hooks = list(_global_backward_hooks().values()) + own
+        self.hooks = hooks      # the full backward hooks, global ones first
         self.pre_hooks = list(_global_backward_pre_hooks().values()) + \
             list(module._backward_pre_hooks.values())
         self.grad_outputs = None
         self.n_inputs = self.n_outputs = -1
         self.input_index = self.output_index = None
+        self.input_meta = ()    # (shape, dtype) of each wrapped input tensor
 
     def _wrap(self, values, callback):
         """Route the tensors among ``values`` through the identity; (new values, indices)."""
@@ -76,6 +89,8 @@ class BackwardHook:
     def setup_input_hook(self, args):
         self.n_inputs = len(args)
         args, self.input_index = self._wrap(args, self._on_grad_inputs)
+        if self.input_index is not None:
+            self.input_meta = [(args[i].shape, args[i].dtype) for i in self.input_index]
         return args
 
     def setup_output_hook(self, out):
@@ -105,7 +120,8 @@ class BackwardHook:
         warnings.warn("Full backward hook is firing when gradients are computed with respect to "
                       "module outputs since no inputs require gradients. See https://docs."
                       "pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module."
-                      "register_full_backward_hook for more details.", stacklevel=5)
+                      "register_full_backward_hook for more details.",
+                      stacklevel=_user_stacklevel())
         grad_inputs = (None,) * self.n_inputs
         for hook in self.hooks:
             res = hook(self.module, grad_inputs, self.grad_outputs)
@@ -116,6 +132,12 @@ class BackwardHook:
         self.grad_outputs = None
 
     def _on_grad_inputs(self, grads):
+        # as PyTorch's identity node (which materializes gradients): an input whose wrapped
+        # copy got no gradient (unused, or not requiring grad) gets zeros, hooks included
+        if any(g is None for g in grads):
+            from ..._creation import zeros
+            grads = tuple(zeros(shape, dtype=dtype) if g is None else g
+                          for g, (shape, dtype) in zip(grads, self.input_meta))
         if self.grad_outputs is None:
             # the gradient reached the inputs without passing the outputs (double backward)
             return grads
@@ -129,4 +151,9 @@ class BackwardHook:
                                    f"got {len(out)}, but expected {len(res)}")
             res = tuple(out)
         self.grad_outputs = None
-        return tuple(res[i] for i in self.input_index)
+        res = tuple(res[i] for i in self.input_index)
+        for new, (shape, _) in zip(res, self.input_meta):
+            if isinstance(new, Tensor) and new.shape != shape:
+                # PyTorch's check on a node hook's result (its hook is named 'hook')
+                raise RuntimeError("hook 'hook' has changed the size of value")
+        return res

@@ -13,6 +13,7 @@
 import functools
 import sys
 import types
+import typing
 import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
@@ -39,11 +40,74 @@ def _global_backward_pre_hooks():
     return _GLOBAL_BACKWARD_PRE_HOOKS
 
 
+# whether the global backward hooks are full (True) or the deprecated kind (False); one kind
+# only, as on a Module
+_global_is_full_backward_hook = None
+_GLOBAL_MIXED_HOOKS = ("Cannot use both regular backward hooks and full backward hooks as a "
+                       "global Module hook. Please use only one of them.")
+_GLOBAL_BUFFER_REGISTRATION_HOOKS = OrderedDict()
+_GLOBAL_MODULE_REGISTRATION_HOOKS = OrderedDict()
+_GLOBAL_PARAMETER_REGISTRATION_HOOKS = OrderedDict()
+
+
+def _set_global_backward_kind(full):
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is (not full):
+        raise RuntimeError(_GLOBAL_MIXED_HOOKS)
+    _global_is_full_backward_hook = full
+
+
 def register_module_full_backward_hook(hook):
     """A full backward hook run for every Module (before the module's own)."""
+    _set_global_backward_kind(True)
     handle = RemovableHandle(_GLOBAL_BACKWARD_HOOKS)
     _GLOBAL_BACKWARD_HOOKS[handle.id] = hook
     return handle
+
+
+def register_module_backward_hook(hook):
+    """The deprecated global backward hook (see ``Module.register_backward_hook``)."""
+    _set_global_backward_kind(False)
+    handle = RemovableHandle(_GLOBAL_BACKWARD_HOOKS)
+    _GLOBAL_BACKWARD_HOOKS[handle.id] = hook
+    return handle
+
+
+def register_module_buffer_registration_hook(hook):
+    """``hook(module, name, buffer)`` runs when any Module registers a buffer; a result
+    other than None is registered instead."""
+    return _add_hook(_GLOBAL_BUFFER_REGISTRATION_HOOKS, hook, False, None)
+
+
+def register_module_module_registration_hook(hook):
+    """``hook(module, name, submodule)`` runs when any Module registers a submodule; a
+    result other than None is registered instead."""
+    return _add_hook(_GLOBAL_MODULE_REGISTRATION_HOOKS, hook, False, None)
+
+
+def register_module_parameter_registration_hook(hook):
+    """``hook(module, name, param)`` runs when any Module registers a parameter; a result
+    other than None is registered instead."""
+    return _add_hook(_GLOBAL_PARAMETER_REGISTRATION_HOOKS, hook, False, None)
+
+
+def _run_registration_hooks(hooks, module, name, value):
+    for hook in hooks.values():
+        res = hook(module, name, value)
+        if res is not None:
+            value = res
+    return value
+
+
+def _backward_hook_lists(module):
+    """(full hooks, deprecated hooks) that a call of ``module`` runs, the global ones first."""
+    full, legacy = [], []
+    (full if _global_is_full_backward_hook else legacy).extend(_GLOBAL_BACKWARD_HOOKS.values())
+    own = module._backward_hooks
+    if own:
+        (legacy if module.__dict__.get("_is_full_backward_hook") is False else
+         full).extend(own.values())
+    return full, legacy
 
 
 def register_module_full_backward_pre_hook(hook):
@@ -151,6 +215,8 @@ class Module:
     training: bool
     _version = 1
     call_super_init = False
+    dump_patches = False
+    T_destination = typing.TypeVar("T_destination", bound=typing.Dict[str, typing.Any])
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -225,11 +291,10 @@ class Module:
                 if res is not None:
                     args = res if isinstance(res, tuple) else (res,)
         bw_hook = None
-        legacy = self._backward_hooks if _has_legacy_hooks(self) else None
-        if (self._backward_hooks and not legacy) or self._backward_pre_hooks or \
-                _GLOBAL_BACKWARD_HOOKS or _GLOBAL_BACKWARD_PRE_HOOKS:
+        full, legacy = _backward_hook_lists(self)
+        if full or self._backward_pre_hooks or _GLOBAL_BACKWARD_PRE_HOOKS:
             from .hooks_backward import BackwardHook
-            bw_hook = BackwardHook(self)
+            bw_hook = BackwardHook(self, full)
             args = bw_hook.setup_input_hook(args)
         out = self.forward(*args, **kwargs)
         for hid, hook in [*_GLOBAL_FORWARD_HOOKS.items(), *self._forward_hooks.items()]:
@@ -243,6 +308,10 @@ class Module:
                 out = res
         if bw_hook is not None:
             # as PyTorch: outputs are wrapped after the forward hooks may have replaced them
+            if not isinstance(out, (Tensor, tuple)):
+                warnings.warn("For backward hooks to be called, module output should be a "
+                              f"Tensor or a tuple of Tensors but received {type(out)}",
+                              stacklevel=3)
             out = bw_hook.setup_output_hook(out)
         if legacy:
             _attach_legacy_hooks(self, args, out, legacy)
@@ -268,6 +337,9 @@ class Module:
                              "function of another Tensor, compute the value in the forward() "
                              "method.")
         else:
+            if _GLOBAL_PARAMETER_REGISTRATION_HOOKS:
+                param = _run_registration_hooks(_GLOBAL_PARAMETER_REGISTRATION_HOOKS, self,
+                                                name, param)
             self._parameters[name] = param
 
     def register_buffer(self, name, tensor, persistent=True):
@@ -278,6 +350,9 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer "
                             f"'{name}' (torch Tensor or None required)")
+        if _GLOBAL_BUFFER_REGISTRATION_HOOKS:
+            tensor = _run_registration_hooks(_GLOBAL_BUFFER_REGISTRATION_HOOKS, self, name,
+                                             tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -297,6 +372,9 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
+        if _GLOBAL_MODULE_REGISTRATION_HOOKS:
+            module = _run_registration_hooks(_GLOBAL_MODULE_REGISTRATION_HOOKS, self, name,
+                                             module)
         self._modules[name] = module
 
     register_module = add_module
@@ -318,11 +396,17 @@ class Module:
             if d.get("_modules") is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             _remove_from(self, name, "_modules")
+            if _GLOBAL_MODULE_REGISTRATION_HOOKS:
+                value = _run_registration_hooks(_GLOBAL_MODULE_REGISTRATION_HOOKS, self, name,
+                                                value)
             d["_modules"][name] = value
         elif d.get("_modules") is not None and name in d["_modules"]:
             if value is not None:
                 raise TypeError(f"cannot assign '{_qualname(value)}' as child module '{name}' "
                                 "(torch.nn.Module or None expected)")
+            if _GLOBAL_MODULE_REGISTRATION_HOOKS:
+                value = _run_registration_hooks(_GLOBAL_MODULE_REGISTRATION_HOOKS, self, name,
+                                                value)
             d["_modules"][name] = value
         elif isinstance(value, Buffer) or (d.get("_buffers") is not None and
                                            name in d["_buffers"]):
@@ -332,6 +416,9 @@ class Module:
             if isinstance(value, Buffer):   # register_buffer refuses a name already in use
                 self.register_buffer(name, value, value.persistent)
             else:
+                if _GLOBAL_BUFFER_REGISTRATION_HOOKS:
+                    value = _run_registration_hooks(_GLOBAL_BUFFER_REGISTRATION_HOOKS, self,
+                                                    name, value)
                 d["_buffers"][name] = value
         else:
             object.__setattr__(self, name, value)
@@ -433,6 +520,21 @@ class Module:
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
 
+    def set_submodule(self, target, module, strict=False):
+        """Put ``module`` at the dotted path ``target`` (its parent must exist); ``strict``:
+        only replace a submodule that exists."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError(f"`{name}` is not an nn.Module")
+        setattr(parent, name, module)
+
     def get_parameter(self, target):
         mod_path, _, name = target.rpartition(".")
         mod = self.get_submodule(mod_path)
@@ -446,6 +548,8 @@ class Module:
     def get_buffer(self, target):
         mod_path, _, name = target.rpartition(".")
         mod = self.get_submodule(mod_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
         if name not in mod._buffers:
             raise AttributeError(f"`{name}` is not a buffer")
         return mod._buffers[name]
@@ -479,9 +583,13 @@ class Module:
                 continue
             if set_to_none:
                 p.grad = None
-            else:
-                p.grad = p.grad.detach()
-                p.grad.zero_()
+            else:   # in place, as PyTorch: a reference to the gradient sees the zeros
+                g = p.grad
+                if g.grad_fn is not None:
+                    g.detach_()
+                else:
+                    g.requires_grad_(False)
+                g.zero_()
 
     def apply(self, fn):
         for m in self.children():
@@ -582,6 +690,13 @@ class Module:
             raise RuntimeError(_MIXED_HOOKS)
         self.__dict__["_is_full_backward_hook"] = True
         return _add_hook(self._backward_hooks, hook, prepend, None)
+
+    def _get_backward_hooks(self):
+        """(full backward hooks, deprecated backward hooks) of this module, global ones first."""
+        return _backward_hook_lists(self)
+
+    def _get_backward_pre_hooks(self):
+        return [*_GLOBAL_BACKWARD_PRE_HOOKS.values(), *self._backward_pre_hooks.values()]
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         return _add_hook(self._backward_pre_hooks, hook, prepend, None)
@@ -848,11 +963,6 @@ def _load_entry(module, name, key, current, src, assign, errors):
                       f"{src.size()}, an exception occurred : {ex.args}.")
 
 
-def _has_legacy_hooks(module):
-    return bool(module._backward_hooks) and \
-        module.__dict__.get("_is_full_backward_hook") is False
-
-
 def _attach_legacy_hooks(module, args, out, hooks):
     """Register ``hooks`` on the grad_fn of the first tensor in ``out``."""
     var = out
@@ -861,7 +971,7 @@ def _attach_legacy_hooks(module, args, out, hooks):
             if isinstance(var, dict) else var[0]
     if var.grad_fn is None:
         return
-    for hook in hooks.values():
+    for hook in hooks:
         var.grad_fn.register_hook(functools.partial(_call_legacy_hook, hook, module))
     _warn_legacy_hooks(args, out, var.grad_fn)
 
