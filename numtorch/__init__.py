@@ -41,6 +41,8 @@ from ._creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, emp
                         logspace, eye, rand, randn, randint, randperm, rand_like, randn_like,
                         randint_like, normal, bernoulli, multinomial, poisson)
 from ._creation import range_ as range  # noqa: E402
+from ._random_factories import (_standard_gamma, _standard_gamma_grad,  # noqa: E402
+                                _sample_dirichlet, binomial)
 from ._random import (Generator, manual_seed, seed, initial_seed, get_rng_state,  # noqa: E402
                       set_rng_state, default_generator)
 from ._tensor_str import set_printoptions  # noqa: E402  (printoptions: torch._tensor_str only)

@@ -1374,3 +1374,165 @@ def poisson(rates, generator=None):
             raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
         flat[i] = _poisson_one(lam, gen)
     return out
+
+
+# ----------------------------------------------------------------------------------------
+# gamma, dirichlet, binomial: ATen's samplers, one element at a time on double draws
+
+def _std_normal_one(gen):
+    """One at::normal_distribution<double>(0, 1) draw, sharing the generator's cached
+    second Box-Muller value (as ``_normal_scalar``)."""
+    if gen._normal_double is not None:
+        v, gen._normal_double = gen._normal_double, None
+        return v
+    u1, u2 = gen._uniform64(2).tolist()
+    r = math.sqrt(-2.0 * math.log1p(-u2))
+    theta = 2.0 * math.pi * u1
+    gen._normal_double = r * math.sin(theta)
+    return r * math.cos(theta)
+
+
+_THIRD_F32 = float(np.float32(1.0) / np.float32(3.0))
+
+
+def _gamma_one(alpha, gen, f32):
+    """One Gamma(alpha, 1) draw: Marsaglia and Tsang (2000), boosting alpha < 1 by a
+    uniform power, with ATen's order of draws. ``f32``: alpha is a float (scalar_t), so
+    its own arithmetic is single precision while the rest runs in double."""
+    rnd = (lambda v: float(np.float32(v))) if f32 else (lambda v: v)
+    scale = 1.0
+    if alpha < 1.0:
+        if alpha == 0.0:
+            return 0.0
+        scale *= (1.0 - float(gen._uniform64(1)[0])) ** rnd(1.0 / alpha)
+        alpha = rnd(alpha + 1.0)
+    # NOTE: 1.0f / 3.0f is a float constant, also when alpha is a double
+    d = rnd(alpha - _THIRD_F32)
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        while True:
+            x = _std_normal_one(gen)
+            y = 1.0 + c * x
+            if y > 0:
+                break
+        v = y * y * y
+        u = 1.0 - float(gen._uniform64(1)[0])
+        xx = x * x
+        # NOTE: 0.0331f is a float literal promoted to double
+        if u < 1.0 - float(np.float32(0.0331)) * xx * xx:
+            return scale * d * v
+        if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+            return scale * d * v
+
+
+def standard_gamma(alpha, generator=None):
+    """``torch._standard_gamma(alpha)``: one Gamma(alpha, 1) draw per element, in order.
+
+    >>> standard_gamma(np.array([0.5, 2.0]), generator=Generator().manual_seed(0)).shape
+    (2,)
+    """
+    alpha, gen = np.asarray(alpha), _gen(generator)
+    if alpha.dtype.kind != "f":
+        raise NotImplementedError(f"\"gamma_cpu\" not implemented for '{_tname(alpha.dtype)}'")
+    f32 = alpha.dtype != _F64
+    tiny = float(np.finfo(alpha.dtype).tiny)
+    vals = [max(tiny, _gamma_one(a, gen, f32)) for a in alpha.reshape(-1).tolist()]
+    return np.array(vals, _F64).astype(alpha.dtype).reshape(alpha.shape)
+
+
+def dirichlet(alpha, generator=None):
+    """``torch._sample_dirichlet(alpha)``: Gamma draws in double (so small ones do not
+    underflow), normalised over the last dim, kept inside (0, 1)."""
+    alpha, gen = np.asarray(alpha), _gen(generator)
+    if alpha.dtype.kind != "f":
+        raise NotImplementedError(f"\"dirichlet\" not implemented for '{_tname(alpha.dtype)}'")
+    tiny = float(np.finfo(_F64).tiny)
+    g = np.array([max(tiny, _gamma_one(a, gen, False)) for a in alpha.reshape(-1).tolist()],
+                 _F64).reshape(alpha.shape)
+    from .ops._cascade import torch_sum     # (numtorch.ops imports this module)
+    total = torch_sum(g, (g.ndim - 1,), _F64, True) if g.ndim else g
+    out = (g / total).astype(alpha.dtype)
+    top = np.nextafter(np.ones((), alpha.dtype), np.zeros((), alpha.dtype))
+    return np.clip(out, np.finfo(alpha.dtype).tiny, top)
+
+
+_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
+                  0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
+                  0.0118967099458917, 0.0104112652619720, 0.00925546218271273,
+                  0.00833056343336287)
+
+
+def _stirling_tail(k):
+    if k <= 9:
+        return _STIRLING_TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+def _binomial_inversion(count, prob, gen):
+    geom_sum, num = 0.0, 0
+    logprob = math.log1p(-prob)
+    while True:
+        geom = math.ceil(math.log(float(gen._uniform64(1)[0])) / logprob)
+        geom_sum += geom
+        if geom_sum > count:
+            return num
+        num += 1
+
+
+def _btrs(count, prob, gen):
+    """Hörmann's BTRS (transformed rejection with squeeze), with ATen's constants."""
+    stddev = math.sqrt(count * prob * (1 - prob))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * prob
+    c = count * prob + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = prob / (1 - prob)
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = math.floor((count + 1) * prob)
+    while True:
+        u = float(gen._uniform64(1)[0]) - 0.5
+        v = float(gen._uniform64(1)[0])
+        us = 0.5 - abs(u)
+        k = math.floor((2 * a / us + b) * u + c)
+        if k < 0 or k > count:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return k
+        v = math.log(v * alpha / (a / (us * us) + b))
+        bound = ((m + 0.5) * math.log((m + 1) / (r * (count - m + 1)))
+                 + (count + 1) * math.log((count - m + 1) / (count - k + 1))
+                 + (k + 0.5) * math.log(r * (count - k + 1) / (k + 1))
+                 + _stirling_tail(m) + _stirling_tail(count - m)
+                 - _stirling_tail(k) - _stirling_tail(count - k))
+        if v <= bound:
+            return k
+
+
+def _binomial_one(count, prob, gen, rnd):
+    if count <= 0.0 or prob <= 0.0:
+        return 0.0
+    if prob >= 1.0:
+        return count
+    if prob <= 0.5:
+        sampler = _btrs if rnd(count * prob) >= 10.0 else _binomial_inversion
+        return sampler(count, prob, gen)
+    if prob > 0.5:
+        q = rnd(1.0 - prob)
+        sampler = _btrs if rnd(count * q) >= 10.0 else _binomial_inversion
+        return count - sampler(count, q, gen)
+    return math.nan
+
+
+def binomial(count, prob, generator=None):
+    """``torch.binomial(count, prob)``: one count per element (BTRS when the mean is 10 or
+    more, else inversion by geometric waiting times), in the inputs' dtype."""
+    count, prob, gen = np.asarray(count), np.asarray(prob), _gen(generator)
+    if count.dtype.kind != "f":
+        raise NotImplementedError(f"\"binomial_cpu\" not implemented for "
+                                  f"'{_tname(count.dtype)}'")
+    count, prob = np.broadcast_arrays(count, prob)
+    rnd = (lambda v: float(np.float32(v))) if count.dtype != _F64 else (lambda v: v)
+    vals = [_binomial_one(n, p, gen, rnd)
+            for n, p in zip(count.reshape(-1).tolist(), prob.reshape(-1).tolist())]
+    return np.array(vals, _F64).astype(count.dtype).reshape(count.shape)

@@ -357,3 +357,48 @@ def poisson(input, generator=None):
         raise TypeError(f"poisson(): argument 'input' (position 1) must be Tensor, not "
                         f"{_type_name(input)}")
     return RO.Poisson.apply(input, generator)
+
+
+def _standard_gamma(input, generator=None):
+    """One Gamma(alpha, 1) draw per concentration in ``input``; differentiable in it
+    (implicit reparameterisation).
+
+    >>> import numtorch as torch
+    >>> torch._standard_gamma(torch.tensor([1., 5.]), torch.Generator().manual_seed(0))
+    tensor([2.8824, 4.0611])
+    """
+    from .ops import random_ops as RO
+    if not isinstance(input, Tensor):
+        raise TypeError(f"_standard_gamma(): argument 'input' (position 1) must be Tensor, "
+                        f"not {_type_name(input)}")
+    return RO.StandardGamma.apply(input, generator)
+
+
+def _standard_gamma_grad(input, output):
+    """d output / d input for ``output = _standard_gamma(input)`` (not differentiable)."""
+    from .ops import random_ops as RO
+    return Tensor._make(RO.standard_gamma_grad(input._data, output._data), None, False)
+
+
+def _sample_dirichlet(input, generator=None):
+    """One Dirichlet(alpha) draw per row of ``input`` (over its last dim)."""
+    from .ops import random_ops as RO
+    if not isinstance(input, Tensor):
+        raise TypeError(f"_sample_dirichlet(): argument 'input' (position 1) must be "
+                        f"Tensor, not {_type_name(input)}")
+    return RO.SampleDirichlet.apply(input, generator)
+
+
+def binomial(count, prob, generator=None):
+    """One Binomial(count, prob) draw per element, in count's dtype (not differentiable).
+
+    >>> import numtorch as torch
+    >>> torch.binomial(torch.tensor([10., 100.]), torch.tensor([0.5, 0.3]),
+    ...                torch.Generator().manual_seed(3))
+    tensor([ 3., 34.])
+    """
+    for name, v, pos in (("count", count, 1), ("prob", prob, 2)):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"binomial(): argument '{name}' (position {pos}) must be Tensor, "
+                            f"not {_type_name(v)}")
+    return Tensor._make(R.binomial(count._data, prob._data, generator), None, False)

@@ -354,7 +354,12 @@ class Tensor:
     @property
     def requires_grad(self):
         if self._view is not None and self._view_ver != self._vc[0]:
-            _refresh_view(self)
+            try:
+                _refresh_view(self)
+            except RuntimeError:
+                # a view whose history cannot be regenerated (its grad_fn raises): as in
+                # PyTorch, requires_grad itself still answers, through the base
+                return self._rg or self._base.requires_grad
         return self._rg
 
     @requires_grad.setter
@@ -405,6 +410,8 @@ class Tensor:
 
     @property
     def is_leaf(self):
+        if self._view is not None and self._view_ver != self._vc[0]:
+            _refresh_view(self)  # (PyTorch's is_leaf asks grad_fn, with its errors)
         return self._grad_fn is None
 
     @property
@@ -605,6 +612,8 @@ class Tensor:
                 self._grad = g
             else:
                 self._grad = Tensor._make(_grad_copy(g._data, self._data), None, False)
+                # PyTorch copies into a fresh tensor laid out as the leaf (copy_: version 1)
+                self._grad._vcs = [1]
         elif create_graph:
             self._grad = old + g
         else:
@@ -648,6 +657,9 @@ class Tensor:
     def data(self, value):
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if self._rg and not (value.dtype.is_floating_point or value.dtype.is_complex):
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point or complex dtype")
         self._data = value._data
 
     def _rebase_history(self, node, output_nr, input_nr):
@@ -686,6 +698,12 @@ class Tensor:
         if self._extra is not None and "ng_view" in self._extra:
             from .autograd._copy_slices import no_grad_view_error
             raise no_grad_view_error(self)
+        if self._view is not None and self._rg:
+            # an unbind/split output: refused before the write, ahead of the leaf errors
+            from .autograd._copy_slices import multi_output_view_error
+            err = multi_output_view_error(self)
+            if err is not None:
+                raise err
         if self._grad_fn is None and self._rg:
             if self._base is not None:
                 raise RuntimeError("a view of a leaf Variable that requires grad is being used "

@@ -289,7 +289,12 @@ def _shape_suffixes(t, arr):
 
 
 def _autograd_suffixes(t):
-    grad_fn = getattr(t, "grad_fn", None)
+    try:
+        grad_fn = getattr(t, "grad_fn", None)
+    except RuntimeError:
+        # a view whose base changed in place and whose history cannot be regenerated:
+        # PyTorch's printer shows it this way instead of raising
+        return ["grad_fn=<Invalid>"]
     if grad_fn is not None:
         # PyTorch prints the node's type name (CopySlices), not name() (torch::autograd::...)
         return [f"grad_fn=<{type(grad_fn).__name__}>"]

@@ -219,6 +219,16 @@ def logdet(A):
     return where(sign < 0, float("nan"), logabs)
 
 
+def _singular_solve(op, A):
+    """PyTorch's error for a singular ``A`` in a solver, naming the first singular batch
+    element."""
+    lu, _ = _lu_rows(A, transpose=False)
+    bad = np.nonzero((np.diagonal(lu, axis1=-2, axis2=-1) == 0).any(axis=-1))[0]
+    where = f"(Batch element {int(bad[0]) if bad.size else 0}): " if A.ndim > 2 else ""
+    return _LinAlgError(f"{op}: {where}The solver failed because the input matrix is "
+                        "singular.")
+
+
 class Solve(BuiltinFunction):
     """X = A⁻¹B;  dB = solve(Aᴴ, g), dA = -dB Xᴴ (ᴴ: the conjugate gradient of complex A)."""
     _backward_name = "LinalgSolveExBackward0"
@@ -228,11 +238,7 @@ class Solve(BuiltinFunction):
         try:
             X = np.linalg.solve(A, B[..., None] if vector else B)
         except np.linalg.LinAlgError:
-            lu, _ = _lu_rows(A, transpose=False)
-            bad = np.nonzero((np.diagonal(lu, axis1=-2, axis2=-1) == 0).any(axis=-1))[0]
-            where = f"(Batch element {int(bad[0]) if bad.size else 0}): " if A.ndim > 2 else ""
-            raise _LinAlgError(f"torch.linalg.solve: {where}The solver failed because the "
-                               "input matrix is singular.") from None
+            raise _singular_solve("torch.linalg.solve", A) from None
         X = X[..., 0] if vector else X
         ctx.vector = vector
         ctx.save_for_backward(A, X)
@@ -262,7 +268,7 @@ def solve(A, B, *, left=True, out=None):
     return Solve.apply(A, B, vector)
 
 
-def _cholesky_error(A):
+def _cholesky_error(A, op="linalg.cholesky"):
     """PyTorch's error naming the first failing batch element and leading minor."""
     batch = A.reshape((-1,) + A.shape[-2:])
     for b, M in enumerate(batch):
@@ -271,10 +277,10 @@ def _cholesky_error(A):
                 np.linalg.cholesky(M[:k, :k])
             except np.linalg.LinAlgError:
                 where = f"(Batch element {b}): " if A.ndim > 2 else ""
-                return _LinAlgError(f"linalg.cholesky: {where}The factorization could not be "
+                return _LinAlgError(f"{op}: {where}The factorization could not be "
                                     "completed because the input is not positive-definite (the "
                                     f"leading minor of order {k} is not positive-definite).")
-    return _LinAlgError("linalg.cholesky: The factorization could not be completed because "
+    return _LinAlgError(f"{op}: The factorization could not be completed because "
                         "the input is not positive-definite.")
 
 
@@ -283,11 +289,11 @@ class Cholesky(BuiltinFunction):
     _backward_name = "LinalgCholeskyExBackward0"
 
     @staticmethod
-    def forward(ctx, A, upper):
+    def forward(ctx, A, upper, op="linalg.cholesky"):
         try:
             L = np.linalg.cholesky(A)
         except np.linalg.LinAlgError:
-            raise _cholesky_error(A) from None
+            raise _cholesky_error(A, op) from None
         ctx.upper = upper
         if upper:  # U = Lᴴ, so A = Uᴴ U (the conjugate matters for complex A)
             out = np.swapaxes(L.conj() if L.dtype.kind == "c" else L, -1, -2).copy()
@@ -304,12 +310,12 @@ class Cholesky(BuiltinFunction):
         if L.is_complex():  # PyTorch's gradient: Hermitian off the diagonal, not projected
             phi = (L.mH @ g).tril()
             Linv = inv(L)
-            return Linv.mH @ (0.5 * (phi + phi.tril(-1).mH)) @ Linv, None
+            return Linv.mH @ (0.5 * (phi + phi.tril(-1).mH)) @ Linv, None, None
         phi = (L.mT @ g).tril()
         phi = phi - 0.5 * phi.diagonal(0, -2, -1).diag_embed()
         Linv = inv(L)
         S = Linv.mT @ phi @ Linv
-        return 0.5 * (S + S.mT), None
+        return 0.5 * (S + S.mT), None, None
 
 
 def cholesky(A, *, upper=False, out=None):
@@ -332,10 +338,32 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
                 break
     info_t = _make(info.reshape(A.shape[:-2]), None, False)
     if not info.any() or check_errors:
-        return return_types.linalg_cholesky_ex(cholesky(A, upper=upper), info_t)
-    # NOTE: LAPACK leaves a partial factor here; numtorch gives NaN
-    return return_types.linalg_cholesky_ex(
-        _make(np.full(A.shape, np.nan, A._data.dtype), None, False), info_t)
+        return return_types.linalg_cholesky_ex(
+            Cholesky.apply(A, upper, "linalg.cholesky_ex"), info_t)
+    return return_types.linalg_cholesky_ex(_make(_partial_cholesky(batch, info, upper).reshape(
+        A.shape), None, False), info_t)
+
+
+def _partial_cholesky(batch, info, upper):
+    """What LAPACK's potrf leaves in each matrix: the factor (in its triangle, the other
+    zeroed, as PyTorch returns it) with the columns past a failing pivot untouched.
+
+    NOTE: potrf stops at the first non-positive pivot, after writing the failing diagonal
+    entry's ``a_kk - sum`` (not its square root), as the unblocked reference code does."""
+    out = np.zeros_like(batch)
+    for b, M in enumerate(batch):
+        k = int(info[b])
+        if k == 0:
+            out[b] = np.linalg.cholesky(M)
+            continue
+        L = np.tril(M).astype(M.dtype)
+        if k > 1:
+            L[:k - 1, :k - 1] = np.linalg.cholesky(M[:k - 1, :k - 1])
+            L[k - 1:, :k - 1] = np.linalg.solve(L[:k - 1, :k - 1], M[:k - 1, k - 1:]).conj().T
+        row = L[k - 1, :k - 1]
+        L[k - 1, k - 1] = M[k - 1, k - 1] - (row * row.conj()).sum()
+        out[b] = L
+    return np.swapaxes(out.conj(), -1, -2) if upper else out
 
 
 class Eigh(BuiltinFunction):
@@ -366,7 +394,9 @@ class Eigh(BuiltinFunction):
 def eigh(A, UPLO="L", *, out=None):
     """Eigenvalues (ascending) and eigenvectors of symmetric/Hermitian matrices."""
     _square(A, "eigh")
-    return return_types.linalg_eigh(*Eigh.apply(A, UPLO))
+    if not isinstance(UPLO, str) or UPLO.upper() not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return return_types.linalg_eigh(*Eigh.apply(A, UPLO.upper()))
 
 
 def eigvalsh(A, UPLO="L", *, out=None):
@@ -379,7 +409,7 @@ class Svd(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, A, full_matrices):
-        U, S, Vh = np.linalg.svd(A, full_matrices=full_matrices)
+        U, S, Vh = _lapack_svd(A, full_matrices)
         ctx.full = full_matrices
         # unused outputs get None, not zeros: a zero gU still divides by S_i^2 - S_j^2, which
         # is 0/0 at repeated singular values (a zero matrix), where svdvals' gradient is finite
@@ -398,6 +428,30 @@ class Svd(BuiltinFunction):
             gU = None if gU is None else gU[..., :, :k]
             gVh = None if gVh is None else gVh[..., :k, :]
         return _svd_grad(A, U, S, Vh, gU, gS, gVh), None
+
+
+def _lapack_svd(A, full_matrices):
+    """(U, S, Vh) of each matrix in ``A`` with the singular vectors' signs PyTorch's CPU
+    LAPACK gives.
+
+    NOTE: PyTorch's gesdd (MKL) agrees with reference LAPACK's gesvd on tall and square
+    matrices and with its gesdd on wide ones, so SciPy runs those drivers (in the input's own
+    precision: NumPy computes float32 in float64, so its rounding differs). NumPy's gesdd is
+    the fallback without SciPy and for empty matrices."""
+    m, n = A.shape[-2:]
+    try:
+        from scipy.linalg import svd as sp_svd
+    except ImportError:
+        sp_svd = None
+    if sp_svd is None or A.size == 0 or A.dtype.kind not in "fc":
+        return np.linalg.svd(A, full_matrices=full_matrices)
+    driver = "gesvd" if m >= n else "gesdd"
+    flat = A.reshape((-1, m, n))
+    parts = [sp_svd(a, full_matrices=full_matrices, lapack_driver=driver, check_finite=False)
+             for a in flat]
+    batch = A.shape[:-2]
+    return tuple(np.stack([p[i] for p in parts]).reshape(batch + parts[0][i].shape)
+                 for i in range(3))
 
 
 def _svd_grad(A, U, S, Vh, gU, gS, gVh):
@@ -595,7 +649,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     if dim is None and ord is not None and A.ndim != 1:
         raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be "
                            f"1D or 2D. Got {A.ndim}D.")
-    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+    # (2.0: what PyTorch's node shows as the order of linalg.norm's default)
+    return vector_norm(A, 2.0 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
 def cross(input, other, *, dim=-1):

@@ -8,7 +8,7 @@ from .graph import _CallableNode, _BACKWARD_SUFFIX, n_outputs as _n_out
 from .grad_mode import STATE
 
 __all__ = ["rebase_view", "replay_view", "refresh_view", "mark_no_grad_view",
-           "no_grad_view_error", "custom_view_error"]
+           "no_grad_view_error", "custom_view_error", "multi_output_view_error"]
 
 
 def replay_view(t, chain):
@@ -53,16 +53,31 @@ class CopySlices(_CallableNode):
         self.fn._release()
 
 
+def multi_output_view_error(view, indirect=False):
+    """PyTorch's RuntimeError for an in-place change of (``indirect``: the base or another
+    view of the base of) an output of unbind/split/chunk, or None when ``view`` is not one.
+
+    Tensor._check_inplace asks before the write (PyTorch checks before the kernel runs, so
+    a refused change leaves the memory as it was); the grad_fn of such a view whose base
+    changed since cannot be regenerated, in grad mode or not."""
+    if view._view is None or not any(
+            getattr(cls, "_multi_output_name", None) for cls, _ in view._view):
+        return None
+    view_fn = view._grad_fn  # the grad_fn the view was made with
+    name = _BACKWARD_SUFFIX.sub("", view_fn.name()) if view_fn is not None else "?"
+    change = "its base or another view of its base has been" if indirect else "is being"
+    return RuntimeError(
+        f"Output {view._output_nr} of {name} is a view and {change} modified inplace. This "
+        "view is the output of a function that returns multiple views. Such functions do not "
+        "allow the output views to be modified inplace. You should replace the inplace "
+        "operation by an out-of-place one.")
+
+
 def rebase_view(view, fn, output_nr, input_nr):
     """Route an in-place change of ``view`` (now output ``output_nr`` of ``fn``) via its base."""
-    if any(getattr(cls, "_multi_output_name", None) for cls, _ in view._view):
-        view_fn = view._grad_fn  # as it was before this change (the write bumped the version)
-        name = _BACKWARD_SUFFIX.sub("", view_fn.name()) if view_fn is not None else "?"
-        raise RuntimeError(
-            f"Output {view._output_nr} of {name} is a view and is being modified inplace. "
-            "This view is the output of a function that returns multiple views. Such "
-            "functions do not allow the output views to be modified inplace. You should "
-            "replace the inplace operation by an out-of-place one.")
+    err = multi_output_view_error(view)
+    if err is not None:  # (a custom Function's mark_dirty reaches here after its write)
+        raise err
     base = view._base
     node = CopySlices(base._edge(), fn, output_nr, input_nr, view._view,
                       (base._data.shape, base.dtype))
@@ -91,6 +106,10 @@ def refresh_view(view):
         if STATE.enabled:
             raise no_grad_view_error(view, indirect=True)
         return
+    if view._grad_fn is not None:
+        err = multi_output_view_error(view, indirect=True)
+        if err is not None:
+            raise err
     if view._base._rg:
         _regenerate(view)
     view._view_ver = view._vc[0]

@@ -259,6 +259,19 @@ _TABLE.update({
     "MeanBackward1": dict(_DIM_REDUCE, self_sym_numel=_ctx_numel("shape")),
     "MaxBackward0": _MINMAX_DIM, "MinBackward0": _MINMAX_DIM,
     "MaxBackward1": _MINMAX_ALL, "MinBackward1": _MINMAX_ALL,
+    "MedianBackward0": _MINMAX_ALL, "NanmedianBackward0": _MINMAX_ALL,
+    "Atan2Backward0": {"other": _operand(1), "self": _operand(0)},
+    # (both operands are saved only for other's gradient)
+    "FmodBackward1": {"other": _operand(1, needs=1), "self": _operand(0, needs=1)},
+    "RemainderBackward1": {"other": _operand(1, needs=1), "self": _operand(0, needs=1)},
+    "AddcmulBackward0": {"tensor1": _saved(0, needs=2), "tensor2": _saved(1, needs=1),
+                         "value": _ctx_attr("value", 1)},
+    "MulBackward1": {"other": _ctx_attr("scalar", None)},
+    "DivBackward1": {"other": _ctx_attr("scalar", None)},
+    "CummaxBackward0": {"dim": _ctx_attr("dim", None), "indices": _saved(1),
+                        "self": _saved(0)},
+    "CumminBackward0": {"dim": _ctx_attr("dim", None), "indices": _saved(1),
+                        "self": _saved(0)},
     "MseLossBackward0": {"reduction": _reduction, "self": _saved(0), "target": _saved(1)},
     "NllLossBackward0": _NLL, "NllLoss2DBackward0": _NLL,
     "SmoothL1LossBackward0": {"beta": _ctx_first("args"), "reduction": _reduction,
@@ -294,6 +307,36 @@ def _ord(ctx):
     return int(p) if type(p) is float and p.is_integer() else p
 
 
+def _whole(get):
+    """``get``'s float as an int where it is whole (1.0 -> 1)."""
+    def read(ctx):
+        v = get(ctx)
+        return int(v) if type(v) is float and v.is_integer() else v
+    return read
+
+
+def _conv_attrs(transposed):
+    """ConvolutionBackward0's table, read from the op's ``ConvGeom`` (a transposed
+    convolution's geometry is its adjoint's: ``output_padding`` is the size left over)."""
+    def output_padding(ctx):
+        g = ctx.geom
+        if not transposed:
+            return (0,) * len(g.kernel)
+        return tuple(s - ((o - 1) * st - lo - hi + d * (k - 1) + 1) for s, o, st, (lo, hi), d, k
+                     in zip(g.in_size, g.out_size(), g.stride, g.pad, g.dilation, g.kernel))
+
+    def bias_sizes(ctx):
+        shape, dtype = ctx._in_meta[2]
+        return tuple(shape) if dtype is not None else (0,)
+    return {"bias_sym_sizes_opt": bias_sizes,
+            "dilation": lambda ctx: tuple(ctx.geom.dilation),
+            "groups": lambda ctx: ctx.geom.groups, "input": _saved(0),
+            "output_padding": output_padding,
+            "padding": lambda ctx: tuple(lo for lo, _ in ctx.geom.pad),
+            "stride": lambda ctx: tuple(ctx.geom.stride),
+            "transposed": lambda ctx: transposed, "weight": _saved(1)}
+
+
 def _roll_dims(ctx):
     dims = ctx.dims
     return () if dims is None else tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
@@ -313,12 +356,16 @@ _TABLE.update({
     "HardsigmoidBackward0": _SELF,
     "Gelu": {"approximate": _ctx_attr("approximate", "none"), "self": _saved(0)},
     "LeakyRelu": {"negative_slope": _ctx_attr("slope", 0.01), "self": _saved(0)},
-    "Elu": {"alpha": _scalar("args", 0), "input_scale": _scalar("args", 2),
-            "scale": _scalar("args", 1), "self": _saved(0)},
+    # (scale and input_scale are PyTorch's C++ defaults, 1, where elu/celu pass none)
+    "Elu": {"alpha": _scalar("args", 0), "input_scale": _whole(_scalar("args", 2)),
+            "scale": _whole(_scalar("args", 1)), "self": _saved(0)},
+    "Convolution": _conv_attrs(False), "ConvTranspose": _conv_attrs(True),
+    "ConstantPadNd": {"pad": lambda ctx: tuple(_unsigned(v) for lo, hi in reversed(ctx.pad)
+                                               for v in (lo, hi))},
     "Softplus": {"beta": _scalar("beta"), "self": _saved(0), "threshold": _scalar("threshold")},
     "Hardtanh": {"max_val": _scalar("hi"), "min_val": _scalar("lo"), "self": _saved(0)},
     "Threshold": {"self": _saved(0), "threshold": _scalar("threshold")},
-    "MaskedFill": {"mask": _saved(0)},
+    "MaskedFill": {"mask": _saved(0)}, "MaskedFillTensor": {"mask": _saved(0)},
     "ClampMin": {"min": _ctx_attr("lo", None), "self": _saved(0)},
     "ClampMax": {"max": _ctx_attr("hi", None), "self": _saved(0)},
     "MaximumBackward0": {"other": _saved(1), "self": _saved(0)},
@@ -341,6 +388,11 @@ _TABLE.update({
     "LogsumexpBackward0": {"dim": _ctx_sizes("dims"), "keepdim": _ctx_attr("keepdim", False),
                            "result": _saved(1), "self": _saved(0)},
     "AmaxBackward0": _EXTREME, "AminBackward0": _EXTREME,
+    "VarMeanBackward0": {"correction": _ctx_attr("c", 1), "dim": _ctx_sizes("dims"),
+                         "keepdim": _ctx_attr("keepdim", False), "self": _saved(0)},
+    "StdMeanBackward0": {"correction": _ctx_attr("c", 1), "dim": _ctx_sizes("dims"),
+                         "keepdim": _ctx_attr("keepdim", False), "result0": _saved(1),
+                         "self": _saved(0)},
     "CumsumBackward0": {"dim": _ctx_attr("dim", None)},
     "CumprodBackward0": {"dim": _ctx_attr("dim", None), "result": _saved(1),
                          "self": _saved(0)},
@@ -357,6 +409,10 @@ _TABLE.update({
                              "self_sym_sizes": _ctx_sizes("shape")},
     "MedianBackward1": dict(_SORTED, keepdim=_ctx_attr("keepdim", False)),
     "KthvalueBackward0": dict(_SORTED, keepdim=_ctx_attr("keepdim", False)),
+    "MultiMarginLossBackward0": {
+        "margin": _scalar("args", 1), "p": _scalar("args", 0),
+        "reduction": lambda ctx: _REDUCTIONS.get(ctx.args[2], ctx.args[2]),
+        "self": _saved(0), "target": _saved(1), "weight": _saved(2)},
 })
 for _name in ("Exp", "Exp2", "Expm1", "Reciprocal", "Rsqrt", "Tan", "Tanh", "Sigmoid", "Relu",
               "Sqrt"):
@@ -389,8 +445,8 @@ def negative(dim):
 
 
 def _shown(v):
-    if v is None:
-        return None
+    if v is None or type(v) is float:  # (a float order, 2.0, stays one)
+        return v
     if isinstance(v, (tuple, list)):
         return tuple(_shown(d) for d in v)
     return _unsigned(int(v))

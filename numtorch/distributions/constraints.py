@@ -3,7 +3,10 @@ each ``check(value)`` gives a bool tensor; reprs are PyTorch's (they appear in i
 
 __all__ = ["Constraint", "boolean", "integer_interval", "interval", "positive", "real",
            "real_vector", "simplex", "unit_interval", "nonnegative", "greater_than", "less_than",
-           "is_dependent", "dependent", "dependent_property", "independent"]
+           "is_dependent", "dependent", "dependent_property", "independent",
+           "nonnegative_integer", "positive_integer", "integer_greater_than",
+           "greater_than_eq", "half_open_interval", "one_hot", "square", "symmetric",
+           "positive_definite", "lower_cholesky", "lower_triangular"]
 
 
 class Constraint:
@@ -131,6 +134,88 @@ class _Independent(Constraint):
         return f"IndependentConstraint({self.base!r}, {self.reinterpreted_batch_ndims})"
 
 
+class _IntegerGreaterThan(Constraint):
+    is_discrete = True
+
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
+
+    def check(self, value):
+        return (value % 1 == 0) & (value >= self.lower_bound)
+
+    def __repr__(self):
+        return f"IntegerGreaterThan(lower_bound={self.lower_bound})"
+
+
+class _HalfOpenInterval(_Interval):
+    def check(self, value):
+        return (self.lower_bound <= value) & (value < self.upper_bound)
+
+    def __repr__(self):
+        return (f"HalfOpenInterval(lower_bound={self.lower_bound}, "
+                f"upper_bound={self.upper_bound})")
+
+
+class _OneHot(Constraint):
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value):
+        is_boolean = (value == 0) | (value == 1)
+        is_normalized = value.sum(-1).eq(1)
+        return is_boolean.all(-1) & is_normalized
+
+
+class _Square(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        from .. import full
+        return full(value.shape[:-2], value.shape[-2] == value.shape[-1], dtype=_bool())
+
+
+class _Symmetric(_Square):
+    def check(self, value):
+        square = super().check(value)
+        if not square.all():
+            return square
+        from .. import isclose
+        return isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    """Symmetric, and its Cholesky factorisation succeeds."""
+
+    def check(self, value):
+        symmetric = super().check(value)
+        if not symmetric.all():
+            return symmetric
+        from .. import linalg
+        return linalg.cholesky_ex(value).info.eq(0)
+
+
+class _LowerCholesky(Constraint):
+    """Lower triangular with a positive diagonal."""
+    event_dim = 2
+
+    def check(self, value):
+        lower = (value.tril() == value).view(value.shape[:-2] + (-1,)).min(-1)[0]
+        positive_diagonal = (value.diagonal(dim1=-2, dim2=-1) > 0).min(-1)[0]
+        return lower & positive_diagonal
+
+
+class _LowerTriangular(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        return (value.tril() == value).view(value.shape[:-2] + (-1,)).min(-1)[0]
+
+
+def _bool():
+    from .. import bool as bool_
+    return bool_
+
+
 dependent = _Dependent()
 real = _Real()
 boolean = _Boolean()
@@ -139,6 +224,17 @@ nonnegative = _GreaterThanEq(0.0)
 unit_interval = _Interval(0.0, 1.0)
 simplex = _Simplex()
 real_vector = _Independent(real, 1)
+nonnegative_integer = _IntegerGreaterThan(0)
+positive_integer = _IntegerGreaterThan(1)
+integer_greater_than = _IntegerGreaterThan
+greater_than_eq = _GreaterThanEq
+half_open_interval = _HalfOpenInterval
+one_hot = _OneHot()
+square = _Square()
+symmetric = _Symmetric()
+positive_definite = _PositiveDefinite()
+lower_cholesky = _LowerCholesky()
+lower_triangular = _LowerTriangular()
 greater_than = _GreaterThan
 less_than = _LessThan
 interval = _Interval

@@ -81,6 +81,41 @@ class Distribution:
     def stddev(self):
         return self.variance.sqrt()
 
+    def expand(self, batch_shape, _instance=None):
+        """A view of this distribution over a larger ``batch_shape``: every parameter
+        (with its own trailing event dims) expanded, nothing copied, never validated."""
+        batch_shape = _S.Size(batch_shape)
+        new = self._get_checked_instance(type(self), _instance)
+        new.__dict__.update(self.__dict__)
+        n = len(self._batch_shape)
+        for name, value in self.__dict__.items():
+            if isinstance(value, Tensor) and not name.startswith("_unbroadcasted"):
+                if value.dim() >= n and value.shape[:n] == self._batch_shape:
+                    new.__dict__[name] = value.expand(batch_shape + value.shape[n:])
+        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def _get_checked_instance(self, cls, _instance=None):
+        if _instance is None and type(self).__init__ != cls.__init__:
+            raise NotImplementedError(f"Subclass {self.__class__.__name__} of {cls.__name__} "
+                                      "that defines a custom __init__ method must also "
+                                      "define a custom .expand() method.")
+        return self.__new__(type(self)) if _instance is None else _instance
+
+    def cdf(self, value):
+        raise NotImplementedError
+
+    def icdf(self, value):
+        raise NotImplementedError
+
+    def enumerate_support(self, expand=True):
+        raise NotImplementedError
+
+    def sample_n(self, n):
+        warnings.warn("sample_n will be deprecated. Use .sample((n,)) instead", UserWarning)
+        return self.sample(_S.Size((n,)))
+
     def sample(self, sample_shape=_S.Size()):
         from ..autograd.grad_mode import no_grad
         with no_grad():

@@ -5,7 +5,7 @@ from .. import _creation as C, _dtype as D
 from .._tensor import Tensor
 
 __all__ = ["broadcast_all", "clamp_probs", "logits_to_probs", "probs_to_logits",
-           "lazy_property"]
+           "lazy_property", "_sum_rightmost"]
 
 
 def broadcast_all(*values):
@@ -53,3 +53,14 @@ class lazy_property:
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
+
+
+def _sum_rightmost(value, dim):
+    """``value`` summed over its ``dim`` rightmost dims (0: unchanged)."""
+    if dim == 0:
+        return value
+    return value.reshape(value.shape[:value.dim() - dim] + (-1,)).sum(-1)
+
+
+def _is_number(x):
+    return isinstance(x, numbers.Number) and not isinstance(x, bool)

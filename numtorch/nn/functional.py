@@ -18,7 +18,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd._interpose import STATE as _FW
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import is_grad_enabled as _grad_enabled, no_grad
 from ..ops import activation as A
 from ..ops._base import BuiltinFunction
 from ..ops import elementwise as E
@@ -120,7 +120,7 @@ def relu6(input, inplace=False):
     """min(max(x, 0), 6) (grad_fn ``HardtanhBackward0``, as PyTorch)."""
     if not isinstance(input, Tensor):
         raise not_a_tensor("relu6", input)
-    return hardtanh(input, 0.0, 6.0, inplace)
+    return hardtanh(input, 0, 6, inplace)  # (ints: PyTorch's node shows 0 and 6)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -232,7 +232,7 @@ def mish(input, inplace=False):
     return _act(input, A.Mish, inplace=inplace, name="mish")
 
 
-def softplus(input, beta=1.0, threshold=20.0):
+def softplus(input, beta=1, threshold=20):  # (ints, as PyTorch's node shows them)
     """log(1 + exp(beta * x)) / beta, linear above ``threshold``.
 
     >>> softplus(torch.tensor([0.0]))
@@ -885,8 +885,10 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
         res = res if res.category == D._FLOAT else D.get_default_dtype()
         raise RuntimeError(f"result type {D.SCALAR_NAMES[res]} can't be cast to the desired "
                            f"output type {D.SCALAR_NAMES[input.dtype]}")
-    return _pointwise(LS.SoftMarginLoss, input, target,
-                      _reduction(reduction, size_average, reduce))
+    reduction = _reduction(reduction, size_average, reduce)
+    _nondiff(target, "soft_margin_loss", "target")  # (PyTorch's error; no edge for it)
+    x, t = _promoted(input, target)
+    return LS.SoftMarginLoss.apply(x, _nondiff(t, "soft_margin_loss", "target"), reduction)
 
 
 def _nll_shapes(input, target):
@@ -980,7 +982,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     op = LS.NllLoss2d if x.dim() >= 3 else LS.NllLoss
     if all_classes and op is LS.NllLoss and LS.plain_arrays():
         op = LS.NllLossAllClasses
-    w = None if weight is None else weight.detach()
+    w = _nondiff(weight, "nll_loss_forward", "weight")
     t = t if t._data.dtype == np.int64 else t.to(D.int64)  # (uint8 targets are allowed)
     out = op.apply(x, t, w, reduction, ignore_index)
     if reduction == "none" and (x.dim() == 3 or x.dim() > 4):
@@ -1069,6 +1071,20 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
                          label_smoothing=label_smoothing)
 
 
+def _scalar_op(base, backward_name):
+    """``base`` (Mul or Div) of a tensor by a Python number as PyTorch's ATen composites
+    call it (``mul(Scalar)``): ``backward_name`` (MulBackward1), no edge for the number."""
+    cls = _SCALAR_OPS.get(backward_name)
+    if cls is None:
+        cls = _SCALAR_OPS[backward_name] = type(
+            backward_name, (base,), {"_backward_name": backward_name, "_wrapped_scalars": (),
+                                     "__module__": __name__})
+    return cls
+
+
+_SCALAR_OPS = {}
+
+
 def _class_view(weight, ndim, class_dim):
     shape = [1] * ndim
     shape[class_dim] = weight.numel()
@@ -1087,7 +1103,7 @@ def _ce_probs(logp, target, weight, reduction, smoothing, class_dim):
     if weight is not None:
         prod = prod * _class_view(weight, logp.ndim, class_dim)
     if reduction == "mean":   # PyTorch divides by a Scalar: DivBackward1
-        return P.named(E.Div, "DivBackward1").apply(-prod.sum(), logp.numel() // n_classes)
+        return _scalar_op(E.Div, "DivBackward1").apply(-prod.sum(), logp.numel() // n_classes)
     if reduction == "sum":
         return -prod.sum()
     return -prod.sum(class_dim)
@@ -1111,7 +1127,8 @@ def _ce_smoothing(logp, target, weight, reduction, ignore_index, smoothing, clas
         ret = smooth.sum()
     else:
         ret = smooth
-    return nll * (1 - smoothing) + ret * (smoothing / n_classes)
+    mul = _scalar_op(E.Mul, "MulBackward1")
+    return mul.apply(nll, 1 - smoothing) + mul.apply(ret, smoothing / n_classes)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
@@ -1135,7 +1152,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if x.size and ((x < 0) | (x > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
     if weight is not None:
-        weight = weight.expand(np.broadcast_shapes(tuple(target.shape), tuple(weight.shape)))
+        weight = _nondiff(weight, "binary_cross_entropy", "weight")
+        shape = np.broadcast_shapes(tuple(target.shape), tuple(weight.shape))
+        weight = weight.expand(shape) if isinstance(weight, Tensor) else \
+            np.broadcast_to(weight, shape)
     return LS.BinaryCrossEntropy.apply(input, target, weight, reduction)
 
 
@@ -1164,11 +1184,27 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise RuntimeError(f"result type {shown} can't be cast to the desired output type "
                            f"{_SCALAR_NAMES.get(dt.name)}")
     input, weight, pos_weight = (_as_dtype(t, dt) for t in (input, weight, pos_weight))
-    return LS.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction)
+    op = "binary_cross_entropy_with_logits"
+    return LS.BinaryCrossEntropyWithLogits.apply(input, target, _nondiff(weight, op, "weight"),
+                                                 _nondiff(pos_weight, op, "pos_weight"),
+                                                 reduction)
 
 
 def _as_dtype(t, dtype):
     return t if t is None or t.dtype == dtype else t.to(dtype)
+
+
+def _nondiff(t, op, name):
+    """``t``, an argument PyTorch's ``op`` does not differentiate (a loss's weight), as a
+    plain array: its node then has no edge for it, as PyTorch's has none. PyTorch's error
+    if it requires grad (where grad mode is on). Under a functorch transform the tensor
+    stays (the transform's rules see every tensor argument)."""
+    if t is None:
+        return None
+    if t.requires_grad and _grad_enabled():
+        raise RuntimeError(f"The function '{op}' is not differentiable with respect to "
+                           f"argument '{name}'. This input cannot have requires_grad True.")
+    return t._data if LS.plain_arrays() else t
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
@@ -1440,7 +1476,10 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     tv = target._data
     if ((tv < 0) | (tv >= dim)).any():
         raise RuntimeError("target out of range")
-    x, t = input.reshape(nframe, dim), target.reshape(nframe)
+    # (no view node where the shapes already fit, as in PyTorch)
+    x = input if input.dim() == 2 else input.reshape(nframe, dim)
+    t = target if target.dim() == 1 else target.reshape(nframe)
+    weight = _nondiff(weight, "multi_margin_loss", "weight")
     out = LS.MultiMarginLoss.apply(x, t, p, margin, weight, reduction)
     # PyTorch's 'none' result has one loss per target: a 0-d target gives a 0-d loss
     return out.reshape(()) if reduction == "none" and target.dim() == 0 else out

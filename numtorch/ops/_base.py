@@ -66,6 +66,9 @@ class BuiltinFunction(Function):
     # overriding ``backward`` loses its array backward, and with it this promise.
     _np_exact = False
     _wrapped_scalars = ()  # arg positions where PyTorch wraps a Python scalar as a tensor
+    # arg positions (besides those) that PyTorch differentiates, so that an integer or bool
+    # tensor there still has an edge, (None, 0) (x * int_tensor); not indices or masks
+    _int_edges = ()
     _view_step = None  # multi-output views: (args, i) -> the (op, args) making output i
     _node_base = _BuiltinNode
 
@@ -343,6 +346,9 @@ def _apply_recorded(cls, args, arrays):
                                  else a._edge())
                     needs.append(True)
                     continue
+                edges.append(_NO_EDGE)
+            elif wrapped and i in wrapped or i in cls._int_edges:  # (see _int_edges)
+                meta.append((d.shape, _FROM_NP[dt]))
                 edges.append(_NO_EDGE)
             else:
                 meta.append(None)

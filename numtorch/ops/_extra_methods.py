@@ -46,6 +46,7 @@ def _inplace_view(name):
         self._check_inplace()
         res = getattr(Tensor, name)(self, *args, **kwargs)
         self._data = res._data
+        self._vc[0] += 1  # (as PyTorch's as_strided_, a change of the tensor)
         if res._grad_fn is not None:
             self._grad_fn, self._output_nr = res._grad_fn, res._output_nr
         return self

@@ -391,7 +391,7 @@ def warn_user(message, category=UserWarning):
 def write_out(out, result):
     """``result`` written into the ``out=`` tensor (resized where its shape differs)."""
     from .elementwise import _out
-    return _out(out, result)
+    return _out(out, result, False)
 
 
 def write_out_pair(out, result, name):

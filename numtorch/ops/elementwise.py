@@ -437,6 +437,7 @@ def _nonneg(b):
 
 class PowTensor(Pow):
     _backward_name = "PowBackward1"
+    _int_edges = (0, 1)  # (an integer tensor there has an edge too)
 
 
 def _float_pow(a, b):
@@ -555,15 +556,18 @@ class Fmod(BuiltinFunction):
 
 class RemainderTensor(Remainder):
     _backward_name = "RemainderBackward1"
+    _int_edges = (0, 1)  # (an integer tensor there has an edge too)
 
 
 class FmodTensor(Fmod):
     _backward_name = "FmodBackward1"
+    _int_edges = (0, 1)  # (an integer tensor there has an edge too)
 
 
 class Atan2(BuiltinFunction):
     """out = atan2(a, b);  da = g * b / (a²+b²), db = -g * a / (a²+b²)."""
     _backward_name = "Atan2Backward0"
+    _int_edges = (0, 1)  # (an integer tensor there has an edge too)
 
     @staticmethod
     def forward(ctx, a, b):
@@ -582,6 +586,7 @@ class Atan2(BuiltinFunction):
 class Maximum(BuiltinFunction):
     """out = max(a, b);  the gradient goes to the larger input (split evenly on ties)."""
     _backward_name = "MaximumBackward0"
+    _int_edges = (0, 1)  # (an integer tensor there has an edge too)
 
     @staticmethod
     def forward(ctx, a, b):
@@ -598,6 +603,7 @@ class Maximum(BuiltinFunction):
 class Minimum(BuiltinFunction):
     """out = min(a, b);  the gradient goes to the smaller input (split evenly on ties)."""
     _backward_name = "MinimumBackward0"
+    _int_edges = (0, 1)  # (an integer tensor there has an edge too)
 
     @staticmethod
     def forward(ctx, a, b):
@@ -1199,14 +1205,24 @@ class Where(BuiltinFunction):
 
 
 # ---- public functions --------------------------------------------------------------------
-def _out(out, result):
-    """Write ``result`` into the ``out=`` tensor (resizing it if needed) and return it."""
+def _out(out, result, check_cast=True):
+    """Write ``result`` into the ``out=`` tensor (resizing it if needed) and return it.
+
+    ``check_cast``: PyTorch's elementwise ops refuse a result of a higher category (float
+    into an integer ``out``); ``write_out`` (other families' ops, which have their own rules)
+    passes False."""
     if out is None:
         return result
     if (result._rg or out._rg) and STATE.enabled:
         raise _out_grad_error(result)
+    if check_cast and result.dtype is not out.dtype:
+        _check_out_dtype(out, result, check_cast)
     if out._data.shape == result._data.shape:
-        np.copyto(out._data, result._data, casting="unsafe")
+        dst = out._data
+        if not dst.flags.writeable:  # an expanded out: PyTorch's overlap error
+            from .inplace import writable_alias
+            dst = writable_alias(out)
+        np.copyto(dst, result._data, casting="unsafe")
     else:
         out._data = result._data.astype(out._data.dtype)
     out._vc[0] += 1
@@ -1214,6 +1230,23 @@ def _out(out, result):
 
 
 _OUT_HELPERS = ("_out", "write_out", "_write_out", "write_out_pair", "write_result")
+
+# unary ops whose out= must have the result's dtype exactly (PyTorch's "Found dtype" check)
+_SAME_DTYPE_OUT = frozenset({"abs", "floor", "ceil", "trunc", "frac", "sign", "sgn"})
+
+
+def _check_out_dtype(out, result, rule):
+    """PyTorch's refusal of an ``out=`` dtype that differs from the result's: ``rule`` True,
+    one of a lower category; "same" (neg, abs, round, clamp ...) or "where": any other."""
+    from .inplace import _check_cast, _type_name
+    if rule is True:
+        _check_cast(out, result.dtype)
+    elif rule == "where":
+        raise RuntimeError(f"Expected out type to be {_type_name(result.dtype)} but got "
+                           f"{_type_name(out.dtype)}")
+    else:
+        raise RuntimeError(f"Found dtype {_type_name(out.dtype)} but expected "
+                           f"{_type_name(result.dtype)}")
 
 
 def _out_grad_error(result):
@@ -1465,13 +1498,14 @@ def _unary_fn(cls, name):
     uses = cls.__dict__.get("_uses")
     record = _B.record_unary
     bool_kernel = _NO_BOOL_KERNELS.get(name)
+    out_rule = "same" if name in _SAME_DTYPE_OUT else True
 
     def slow(input, *, out=None):
         _check_args(input, out)
         if bool_kernel is not None:
             _no_bool(input, bool_kernel)
         result = apply(input)
-        return result if out is None else _out(out, result)
+        return result if out is None else _out(out, result, out_rule)
 
     def _check_args(input, out):
         if not isinstance(input, Tensor):
@@ -1497,7 +1531,7 @@ def _unary_fn(cls, name):
             if bool_kernel is not None:
                 _no_bool(input, bool_kernel)
             result = apply(input)
-            return result if out is None else _out(out, result)
+            return result if out is None else _out(out, result, out_rule)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}`` of ``input``."
     fn._unary_op = True  # installed directly as the Tensor method (see ops/__init__.py)
@@ -1544,7 +1578,7 @@ def neg(input, *, out=None):
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
                            "you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
-    return _out(out, Neg.apply(input))
+    return _out(out, Neg.apply(input), "same")
 
 
 negative = neg
@@ -1559,8 +1593,8 @@ def round(input, *, decimals=None, out=None):
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{D.SCALAR_NAMES[input.dtype]}'")
     if decimals:
-        return _out(out, RoundDecimals.apply(input, decimals))
-    return _out(out, Round.apply(input))
+        return _out(out, RoundDecimals.apply(input, decimals), "same")
+    return _out(out, Round.apply(input), "same")
 
 
 def clamp(input, min=None, max=None, *, out=None):
@@ -1571,7 +1605,7 @@ def clamp(input, min=None, max=None, *, out=None):
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         lo = operand(min, "clamp") if min is not None else None
         hi = operand(max, "clamp") if max is not None else None
-        return _out(out, ClampTensor.apply(input, lo, hi))
+        return _out(out, ClampTensor.apply(input, lo, hi), "same")
     if input._data.dtype.kind in "iub":
         bounds = [v for v in (min, max) if v is not None]
         dt = result_np(input._data, *bounds)
@@ -1579,7 +1613,7 @@ def clamp(input, min=None, max=None, *, out=None):
             kernel = "clamp" if len(bounds) == 2 else "clamp_min" if max is None else "clamp_max"
             raise NotImplementedError(f'"{kernel}_scalar_cpu" not implemented for \'Bool\'')
         _check_scalars_fit(dt, min, max)
-    return _out(out, Clamp.apply(input, min, max))
+    return _out(out, Clamp.apply(input, min, max), "same")
 
 
 def _check_scalars_fit(npdt, *values):
@@ -1628,7 +1662,7 @@ def where(condition, input=None, other=None, *, out=None):
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         dt = result_np(input, other)
         input = _make(np.asarray(input, dt), None, False)
-    return _out(out, Where.apply(cond, input, other))
+    return _out(out, Where.apply(cond, input, other), "where")
 
 
 _WHERE_SIGNATURES = ("(Tensor condition)",
@@ -1728,6 +1762,7 @@ def _opmath(dt, *args):
 class Addcmul(BuiltinFunction):
     """out = a + v * t1 * t2;  da = g, dt1 = g v t2, dt2 = g v t1."""
     _backward_name = "AddcmulBackward0"
+    _int_edges = (0, 1, 2)  # (an integer tensor there has an edge too)
 
     @staticmethod
     def forward(ctx, a, t1, t2, value):
@@ -1750,6 +1785,7 @@ class Addcmul(BuiltinFunction):
 class Addcdiv(BuiltinFunction):
     """out = a + v * t1 / t2;  da = g, dt1 = g v / t2, dt2 = -g v t1 / t2**2."""
     _backward_name = "AddcdivBackward0"
+    _int_edges = (0, 1, 2)  # (an integer tensor there has an edge too)
 
     @staticmethod
     def forward(ctx, a, t1, t2, value):
@@ -1790,6 +1826,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 class Hypot(BuiltinFunction):
     """out = sqrt(a**2 + b**2);  da = g a / out, db = g b / out."""
     _backward_name = "HypotBackward0"
+    _int_edges = (0, 1)  # (an integer tensor there has an edge too)
 
     @staticmethod
     def forward(ctx, a, b):
@@ -1813,6 +1850,7 @@ def hypot(input, other):
 class Xlogy(BuiltinFunction):
     """out = x * log(y) (0 where x == 0);  dx = g log(y) where x != 0, dy = g x / y."""
     _backward_name = "XlogyBackward0"
+    _int_edges = (0, 1)  # (an integer tensor there has an edge too)
     _wrapped_scalars = ()
 
     @staticmethod
@@ -1915,6 +1953,7 @@ rad2deg = _unary_fn(Rad2Deg, "rad2deg")
 class Copysign(BuiltinFunction):
     """out = |a| with the sign of b;  da = g * sign(a) * sign(out) (0 where a == 0)."""
     _backward_name = "CopysignBackward0"
+    _int_edges = (0, 1)  # (an integer tensor there has an edge too)
 
     @staticmethod
     def forward(ctx, a, b):

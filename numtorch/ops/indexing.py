@@ -524,7 +524,7 @@ class IndexFill(BuiltinFunction):
 
 def setitem(x, key, value):
     """``x[key] = value``: an in-place op (differentiable, bumps the version)."""
-    from .inplace import inplace, copy_into
+    from .inplace import inplace, copy_into, warn_expanded
     if not isinstance(value, Tensor):
         if isinstance(value, np.ndarray):
             value = _make(value, None, False)
@@ -552,7 +552,9 @@ def setitem(x, key, value):
             target, tkey = _basic_name(split[0]).apply(x, split[0]), split[1]
         _check_put_shape(target, tkey, v)
         _check_put_dtype(target, tkey, v, False)
-        inplace(target, lambda t: IndexPut.apply(t, tkey, v, False))
+        # (fill: PyTorch's index_put_ does not refuse an expanded tensor, it warns)
+        warn_expanded(target, "index_put_")
+        inplace(target, lambda t: IndexPut.apply(t, tkey, v, False), fill=True)
     except IndexError as e:
         if _ellipses(nkey) > 1:
             return setitem(x, _one_ellipsis(nkey, x._data.ndim), value)
@@ -616,10 +618,11 @@ def index_put(input, indices, values, accumulate=False):
 
 def index_put_(input, indices, values, accumulate=False):
     """In-place ``index_put``."""
-    from .inplace import inplace
+    from .inplace import inplace, warn_expanded
     key = _index_put_key(input, indices, values, accumulate)
+    warn_expanded(input, "index_put_")
     try:
-        return inplace(input, lambda t: IndexPut.apply(t, key, values, accumulate))
+        return inplace(input, lambda t: IndexPut.apply(t, key, values, accumulate), fill=True)
     except IndexError as e:
         raise _index_error(e, input, key) from None
 
@@ -963,14 +966,15 @@ def _masked_fill_number(input, mask, value):
 
 def masked_fill_(self, mask, value):
     """In-place ``masked_fill`` (``self``: the parser's errors name the method's form)."""
-    from .inplace import inplace
+    from .inplace import inplace, warn_expanded
     if isinstance(mask, Tensor) and mask._data.shape != self._data.shape:
         try:
             np.broadcast_shapes(self._data.shape, mask._data.shape)
         except ValueError as e:  # in place, PyTorch broadcasts the tensor first
             from ._base import _translate
             raise _translate(e, (self._data, mask._data)) from None
-    return inplace(self, lambda t: masked_fill(t, mask, value))
+    warn_expanded(self, "masked_fill_")  # (allowed on an expanded tensor, with a warning)
+    return inplace(self, lambda t: masked_fill(t, mask, value), fill=True)
 
 
 class MaskedFill(BuiltinFunction):

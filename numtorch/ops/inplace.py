@@ -52,8 +52,12 @@ def _type_name(d):
     return _NAMES[d.name]
 
 
-def inplace(self, compute, *args):
-    """Apply ``compute`` (tensor -> out-of-place result) to ``self`` in place; return self."""
+def inplace(self, compute, *args, fill=False):
+    """Apply ``compute`` (tensor -> out-of-place result) to ``self`` in place; return self.
+
+    ``fill``: the op writes values that do not depend on the old ones where elements share
+    memory (fill_, masked_fill_, index_put_ ...), so PyTorch allows it on an expanded tensor.
+    """
     self._check_inplace()
     check_overlap(self, args)
     if not _needs_record(self, args):
@@ -63,7 +67,7 @@ def inplace(self, compute, *args):
             res = compute(self)
         finally:
             STATE.enabled = prev
-        _write(self, res)
+        _write(self, res, fill)
         if _FW.fw_levels:  # forward AD: the result's tangents become this tensor's
             after_in_place(self, res)
         return self
@@ -73,7 +77,7 @@ def inplace(self, compute, *args):
     if _FW.fw_levels:
         copy_visible_tangents(self, snapshot)
     res = compute(snapshot)
-    _write(self, res)
+    _write(self, res, fill)
     if _FW.fw_levels:
         after_in_place(self, res)
     if res._grad_fn is not None:
@@ -127,7 +131,7 @@ def check_overlap(self, others):
                                "Please clone() the tensor before performing the operation.")
 
 
-def _write(self, res):
+def _write(self, res, fill=False):
     _check_cast(self, res.dtype)
     data = self._data
     if res._data.shape != data.shape:
@@ -138,11 +142,55 @@ def _write(self, res):
                 f"output with shape [{', '.join(map(str, data.shape))}] doesn't match the "
                 f"broadcast shape [{', '.join(map(str, res._data.shape))}]") from None
     if not data.flags.writeable:
+        alias = writable_alias(self, fill)
+        if 0 not in data.strides:
+            np.copyto(alias, res._data, casting="unsafe")
+        else:  # shared elements: write only the changed ones, so no stale copy wins
+            new = np.broadcast_to(res._data, data.shape).astype(data.dtype, copy=False)
+            changed = new != data
+            alias[changed] = new[changed]
+        self._vc[0] += 1
+        return
+    np.copyto(data, res._data, casting="unsafe")
+    self._vc[0] += 1
+
+
+_EXPANDED_WARNINGS = {"masked_fill_": ("tensor[mask] = scalar", 2450),
+                      "index_fill_": ("tensor[mask] = scalar", 1913),
+                      "index_put_": ("tensor[indices] = tensor", 976)}
+
+
+def warn_expanded(self, op):
+    """PyTorch's deprecation warning for ``op`` (masked_fill_, index_fill_, index_put_),
+    which it still runs on a tensor whose elements share memory (an expanded one)."""
+    data = self._data
+    if data.flags.writeable or not any(st == 0 and n > 1
+                                       for n, st in zip(data.shape, data.strides)):
+        return
+    import warnings
+    example, line = _EXPANDED_WARNINGS[op]
+    warnings.warn(f"Use of {op} on expanded tensors is deprecated. Please clone() the tensor "
+                  "before performing this operation. This also applies to advanced indexing "
+                  f"e.g. {example} (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/"
+                  f"native/TensorAdvancedIndexing.cpp:{line}.)", UserWarning, stacklevel=3)
+
+
+def writable_alias(self, fill=False):
+    """A writable alias of ``self``'s read-only memory (that of an expansion, which NumPy
+    marks read-only), or PyTorch's error. As PyTorch, a write is refused where elements share
+    memory (a stride-0 dim longer than 1) unless it fills (``fill``: zero_, fill_,
+    masked_fill_, index_put_ ...); a view of an expansion without shared elements (``e[0]``
+    of ``x.expand(2, 3)``) is written as any view. Memory that is read-only for another
+    reason (not a view of a writable base) is refused."""
+    data, base = self._data, self._base
+    shared = any(st == 0 and n > 1 for n, st in zip(data.shape, data.strides))
+    if (shared and not fill) or base is None or not base._data.flags.writeable:
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")
-    np.copyto(data, res._data, casting="unsafe")
-    self._vc[0] += 1
+    alias = data.view()
+    alias.flags.writeable = True  # (NumPy allows it: the memory's owner is writable)
+    return alias
 
 
 class Zero(BuiltinFunction):
@@ -203,7 +251,7 @@ class Copy(BuiltinFunction):
 
 def zero_(self):
     """Fill with zeros in place."""
-    return inplace(self, Zero.apply)
+    return inplace(self, Zero.apply, fill=True)
 
 
 def fill_(self, value):
@@ -212,10 +260,11 @@ def fill_(self, value):
         if value.ndim:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value.ndim} dimensions.")
+        # (no fill=True: PyTorch refuses a tensor value on an expanded tensor)
         return inplace(self, lambda t: FillTensor.apply(t, value), value)
     if isinstance(value, (int, float, complex)):
         value = _scalar_for(value, self.dtype)  # PyTorch's checked conversion
-    return inplace(self, lambda t: Fill.apply(t, value))
+    return inplace(self, lambda t: Fill.apply(t, value), fill=True)
 
 
 def apply_(self, callable):
@@ -235,9 +284,10 @@ def copy_(self, src, non_blocking=False):
     self._check_inplace()
     check_overlap(self, (src,))
     if not _needs_record(self, (src,)):
-        if not self._data.flags.writeable:
-            _write(self, src)
-        np.copyto(self._data, src._data, casting="unsafe")
+        dst = self._data
+        if not dst.flags.writeable:
+            dst = writable_alias(self)
+        np.copyto(dst, src._data, casting="unsafe")
         self._vc[0] += 1
         if _FW.fw_levels:
             after_in_place(self, src)
@@ -260,7 +310,9 @@ def _copy_recorded(self, src):
     if _FW.fw_levels:
         copy_visible_tangents(self, snapshot)
     res = Copy.apply(snapshot, src)
-    np.copyto(self._data, res._data, casting="unsafe")
+    dst = self._data
+    np.copyto(dst if dst.flags.writeable else writable_alias(self), res._data,
+              casting="unsafe")
     self._vc[0] += 1
     if _FW.fw_levels:
         after_in_place(self, res)
@@ -280,6 +332,8 @@ def copy_into(view, value):
             from .shape import expand
             expand(value, view._data.shape)  # raises PyTorch's error where it cannot
         return copy_(view, value)
+    if not view._data.flags.writeable:
+        writable_alias(view)  # PyTorch copies the number: refused where elements share memory
     return fill_(view, value)
 
 
@@ -294,8 +348,13 @@ def _binary_inplace(op_name):
     return method
 
 
+# in-place ops that PyTorch allows on an expanded tensor (see writable_alias)
+_FILLS = frozenset({"index_fill"})
+
+
 def _unary_inplace(fn_name, module="elementwise"):
     clamps = fn_name in _CLAMPS
+    fill = fn_name in _FILLS
 
     def method(self, *args, **kwargs):
         import importlib
@@ -303,7 +362,9 @@ def _unary_inplace(fn_name, module="elementwise"):
         tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, Tensor)]
         if clamps and not tensors:
             _check_clamp_scalars(self, list(args) + list(kwargs.values()))
-        return inplace(self, lambda t: fn(t, *args, **kwargs), *tensors)
+        if fill:
+            warn_expanded(self, method.__name__)
+        return inplace(self, lambda t: fn(t, *args, **kwargs), *tensors, fill=fill)
     method.__name__ = fn_name + "_"
     method.__doc__ = f"In-place ``{fn_name}``."
     return method

@@ -158,19 +158,37 @@ def _lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     """``(LU, pivots, info)``: the packed LU factorisation and LAPACK's 1-based pivots."""
     _, L, U = LinalgLu.apply(_float(A, "linalg.lu_factor_ex"))
     piv, info = _pivots(A)
+    if check_errors:
+        _check_lu_info(info, "torch.linalg.lu_factor_ex")
     return return_types.linalg_lu_factor_ex(_pack(L, U), _const(piv), _const(info))
 
 
+def _check_lu_info(info, op):
+    """PyTorch's error for a zero pivot (``info`` is getrf's, 1-based, printed as is)."""
+    bad = np.flatnonzero(info.reshape(-1))
+    if bad.size:
+        b = int(bad[0])
+        k = int(info.reshape(-1)[b])
+        where = f"(Batch element {b}): " if info.ndim else ""
+        raise RuntimeError(f"{op}: {where}U[{k},{k}] is zero and using it on lu_solve would "
+                           "result in a division by zero. If you still want to perform the "
+                           "factorization, consider calling linalg.lu(A, pivot) or "
+                           "linalg.lu_factor_ex(A, pivot)")
+
+
 def _lu_factor(A, *, pivot=True, out=None):
-    """``(LU, pivots)``: the packed LU factorisation and LAPACK's 1-based pivots."""
-    LU, piv, _ = _lu_factor_ex(A, pivot=pivot)
+    """``(LU, pivots)``: the packed LU factorisation and LAPACK's 1-based pivots; a zero
+    pivot raises (``lu_factor_ex`` reports it instead)."""
+    LU, piv, info = _lu_factor_ex(A, pivot=pivot)
+    _check_lu_info(info._data, "torch.linalg.lu_factor")
     return return_types.linalg_lu_factor(LU, piv)
 
 
 def lu(A, pivot=True, get_infos=False, out=None):
-    """``torch.lu``: ``(LU, pivots)`` (and ``infos`` when ``get_infos``)."""
+    """``torch.lu``: ``(LU, pivots)`` (and ``infos`` when ``get_infos``, as PyTorch's
+    ``torch.return_types._lu_with_info``)."""
     LU, piv, info = _lu_factor_ex(A, pivot=pivot)
-    return (LU, piv, info) if get_infos else (LU, piv)
+    return return_types._lu_with_info(LU, piv, info) if get_infos else (LU, piv)
 
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
@@ -311,9 +329,32 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
 
 # ---- solve variants, condition number, tensor inverses -------------------------------------------
 def _solve_ex(A, B, *, left=True, check_errors=False, out=None):
-    """``(solution, info)`` of A X = B (info 0: numtorch raises on singular systems)."""
-    X = _linalg().solve(A, B, left=left)
-    return return_types.linalg_solve_ex(X, _const(np.zeros(A.shape[:-2], np.int32)))
+    """``(result, info)`` of A X = B: a singular A gives getrf's first zero pivot in
+    ``info`` and LAPACK's infinities and NaNs in ``result`` (no gradient), unless
+    ``check_errors``."""
+    L = _linalg()
+    L._square(A, "solve")
+    info = _pivots(A)[1] if A._data.dtype.kind in "fc" else np.zeros(A.shape[:-2], np.int32)
+    if not info.any():
+        return return_types.linalg_solve_ex(L.solve(A, B, left=left), _const(info))
+    if check_errors:
+        raise L._singular_solve("torch.linalg.solve_ex", A._data)
+    if not left:
+        return return_types.linalg_solve_ex(_solve_ex(A.mT, B.mT).result.mT, _const(info))
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
+    b = B._data[..., None] if vector else B._data
+    batch = np.broadcast_shapes(A.shape[:-2], b.shape[:-2])
+    a = np.broadcast_to(A._data, batch + A.shape[-2:]).reshape((-1,) + A.shape[-2:])
+    bb = np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    get_lapack_funcs = _scipy_linalg().get_lapack_funcs
+    X = np.empty(bb.shape, np.result_type(a, bb))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in range(a.shape[0]):
+            getrf, getrs = get_lapack_funcs(("getrf", "getrs"), (a[i], bb[i]))
+            lu, piv, _ = getrf(a[i])
+            X[i] = getrs(lu, piv, bb[i])[0]
+    X = X.reshape(batch + b.shape[-2:])
+    return return_types.linalg_solve_ex(_const(X[..., 0] if vector else X), _const(info))
 
 
 def _cond(A, p=None, *, out=None):

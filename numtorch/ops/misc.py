@@ -848,15 +848,14 @@ def svd(input, some=True, compute_uv=True, *, out=None):
     """The legacy ``torch.svd``: ``(U, S, V)`` with V (not Vh); ``some`` gives reduced
     factors."""
     from . import return_types
+    if not compute_uv:  # PyTorch's zero U and V are square (m x m, n x n) whatever ``some``
+        from .._creation import zeros
+        S = _linalg().svdvals(input)
+        batch, (m, n) = tuple(input.shape[:-2]), tuple(input.shape[-2:])
+        return return_types.svd(zeros(batch + (m, m), dtype=input.dtype), S,
+                                zeros(batch + (n, n), dtype=input.dtype))
     U, S, Vh = _linalg().svd(input, full_matrices=not some)
-    if not compute_uv:
-        return return_types.svd(_zeros_like(U), S, _zeros_like(Vh))
     return return_types.svd(U, S, Vh.mT.conj() if Vh.is_complex() else Vh.mT)
-
-
-def _zeros_like(t):
-    from .._creation import zeros_like
-    return zeros_like(t)
 
 
 def qr(input, some=True, *, out=None):
@@ -868,7 +867,9 @@ def qr(input, some=True, *, out=None):
 
 def cholesky(input, upper=False, *, out=None):
     """The legacy ``torch.cholesky`` (use ``torch.linalg.cholesky``)."""
-    return _linalg().cholesky(input, upper=upper)
+    L = _linalg()
+    L._square(input, "cholesky")
+    return L.Cholesky.apply(input, upper, "cholesky")
 
 
 def chain_matmul(*matrices, out=None):
@@ -920,16 +921,48 @@ def split_with_sizes(input, split_sizes, dim=0):
     return split(input, list(split_sizes), dim)
 
 
+class UnsafeSplit(BuiltinFunction):
+    """outs = consecutive slices of ``sizes`` along ``dim``, sharing memory with ``x`` but not
+    views to autograd (no view tracking, own version counters);  dx = the grads joined."""
+    _backward_name = "UnsafeSplitBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, sizes):
+        ctx.dim = dim
+        starts = np.cumsum((0,) + sizes)
+        lead = (slice(None),) * dim
+        return tuple(x[lead + (slice(int(a), int(a) + n),)] for a, n in zip(starts, sizes))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        from .shape import cat
+        return cat(grads, ctx.dim), None, None
+
+
+class UnsafeSplitWithSizes(UnsafeSplit):
+    _backward_name = "UnsafeSplitWithSizesBackward0"
+
+
+def _unsafe_pieces(input, pieces, dim, cls):
+    """The pieces ``split``/``chunk`` made of ``input.detach()`` (their checks), remade as
+    outputs of ``cls``."""
+    d = wrap_dim(dim, input.ndim)
+    return cls.apply(input, d, tuple(p._data.shape[d] for p in pieces))
+
+
 def unsafe_split(input, split_size_or_sections, dim=0):
-    """``split`` (numtorch has no unchecked variant)."""
+    """``split`` whose pieces autograd does not treat as views: changing one in place is
+    allowed (PyTorch: "unsafe", the caller promises not to rely on the aliasing)."""
     from .shape import split
-    return split(input, split_size_or_sections, dim)
+    pieces = split(input.detach(), split_size_or_sections, dim)
+    cls = UnsafeSplit if isinstance(split_size_or_sections, int) else UnsafeSplitWithSizes
+    return _unsafe_pieces(input, pieces, dim, cls)
 
 
 def unsafe_chunk(input, chunks, dim=0):
-    """``chunk`` (numtorch has no unchecked variant)."""
+    """``chunk`` with ``unsafe_split``'s pieces."""
     from .shape import chunk
-    return chunk(input, chunks, dim)
+    return _unsafe_pieces(input, chunk(input.detach(), chunks, dim), dim, UnsafeSplit)
 
 
 def _nsplit(input, sections, dim, op, min_dims):

@@ -16,6 +16,8 @@ draw itself is ``numtorch._random``'s, on PyTorch's stream.
 >>> b.sum().backward(); p.grad
 tensor([0., 0.])
 """
+import math
+
 import numpy as np
 
 from .. import _random as R
@@ -107,3 +109,92 @@ def bernoulli_scalar(input, p, generator):
                                           (input._edge(),))
         out._rg = True
     return out
+
+
+# ---- Gamma, Dirichlet, Binomial ----------------------------------------------------------
+
+_GAMMA_UV = ((0.16009398, -0.094634809, 0.025146376, -0.0030648343,
+              1, 0.32668115, 0.10406089, 0.0014179084),
+             (0.53487893, 0.1298071, 0.065735949, -0.0015649758,
+              0.16639465, 0.020070113, -0.0035938915, -0.00058392623),
+             (0.040121004, -0.0065914022, -0.0026286047, -0.0013441777,
+              0.017050642, -0.0021309326, 0.00085092367, -1.5247877e-07))
+
+
+def _gamma_grad_one(alpha, x):
+    """d x / d alpha for x ~ Gamma(alpha, 1) at fixed CDF (implicit reparameterisation):
+    a series for small x, Rice's saddle point for large alpha, else a fitted rational
+    approximation (the three regimes of ATen's ``standard_gamma_grad_one``)."""
+    from scipy.special import psi
+    if x < 0.8:
+        numer, denom = 1.0, alpha
+        s1, s2 = numer / denom, numer / (denom * denom)
+        for i in range(1, 6):
+            numer *= -x / i
+            denom += 1
+            s1 += numer / denom
+            s2 += numer / (denom * denom)
+        with np.errstate(all="ignore"):
+            pow_xa = x ** alpha
+            pdf = x ** (alpha - 1) * math.exp(-x)
+            cdf = pow_xa * s1
+            cdf_alpha = ((math.log(x) if x > 0 else -math.inf) - psi(alpha)) * cdf - pow_xa * s2
+            res = -cdf_alpha / pdf if pdf != 0 else math.copysign(math.inf, -cdf_alpha)
+        return 0.0 if math.isnan(res) else res
+    if alpha > 8.0:
+        if 0.9 * alpha <= x <= 1.1 * alpha:
+            n1 = 1 + 24 * alpha * (1 + 12 * alpha)
+            n2 = (1440 * (alpha * alpha) + 6 * x * (53 - 120 * x) - 65 * x * x / alpha
+                  + alpha * (107 + 3600 * x))
+            return n1 * n2 / (1244160 * (alpha * alpha) * (alpha * alpha))
+        denom = math.sqrt(8 * alpha)
+        term2 = denom / (alpha - x)
+        term3 = (x - alpha - alpha * math.log(x / alpha)) ** -1.5
+        term23 = term2 - term3 if x < alpha else term2 + term3
+        term1 = (math.log(x / alpha) * term23
+                 - math.sqrt(2 / alpha) * (alpha + x) / ((alpha - x) * (alpha - x)))
+        stirling = 1 + 1 / (12 * alpha) * (1 + 1 / (24 * alpha))
+        return -stirling * x * term1 / denom
+    u, v = math.log(x / alpha), math.log(alpha)
+    c = [_GAMMA_UV[0][i] + u * (_GAMMA_UV[1][i] + u * _GAMMA_UV[2][i]) for i in range(8)]
+    p = c[0] + v * (c[1] + v * (c[2] + v * c[3]))
+    q = c[4] + v * (c[5] + v * (c[6] + v * c[7]))
+    return math.exp(p / q)
+
+
+def standard_gamma_grad(alpha, x):
+    """``torch._standard_gamma_grad(alpha, x)`` on arrays (in double, cast back)."""
+    a, s = np.broadcast_arrays(np.asarray(alpha), np.asarray(x))
+    vals = [_gamma_grad_one(ai, xi) for ai, xi in zip(a.reshape(-1).tolist(),
+                                                      s.reshape(-1).tolist())]
+    return np.array(vals, np.float64).astype(a.dtype).reshape(a.shape)
+
+
+class StandardGamma(BuiltinFunction):
+    """out ~ Gamma(alpha, 1) per element;  dalpha = g * d out / d alpha (implicit
+    reparameterisation, computed once: its own derivative is not provided)."""
+    _backward_name = "StandardGammaBackward0"
+
+    @staticmethod
+    def forward(ctx, alpha, generator):
+        out = R.standard_gamma(alpha, generator)
+        ctx.alpha, ctx.out = alpha, out
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        d = _make(standard_gamma_grad(ctx.alpha, ctx.out), None, False)
+        return g * d, None
+
+
+class SampleDirichlet(BuiltinFunction):
+    """out ~ Dirichlet(alpha) over the last dim; no derivative (as PyTorch's op)."""
+    _backward_name = "SampleDirichletBackward0"
+
+    @staticmethod
+    def forward(ctx, alpha, generator):
+        return R.dirichlet(alpha, generator)
+
+    @staticmethod
+    def backward(ctx, g):
+        raise RuntimeError("the derivative for '_sample_dirichlet' is not implemented.")

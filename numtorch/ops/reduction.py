@@ -164,7 +164,7 @@ def _write_out(out, res):
     if out is None:
         return res
     from .elementwise import _out
-    return _out(out, res)
+    return _out(out, res, False)  # (PyTorch's reductions cast into out= as they go)
 
 
 def _mean_check(x, dtype, op="mean"):
@@ -500,6 +500,8 @@ def amax(input, dim=(), keepdim=False):
     dims = _dims_arg(dim, input.ndim)
     _check_empty_extreme(input, dim, dims, "amax()")
     res = Amax.apply(input, dims, keepdim, "amax")
+    if dim is None or type(dim) is not int and not dim:  # all dims: PyTorch shows ()
+        return keep_given(res, dim=())
     return keep_given(res, dim=_given_dims(dim)) if negative(dim) else res  # (see keep_given)
 
 
@@ -508,6 +510,8 @@ def amin(input, dim=(), keepdim=False):
     dims = _dims_arg(dim, input.ndim)
     _check_empty_extreme(input, dim, dims, "amin()")
     res = Amin.apply(input, dims, keepdim, "amin")
+    if dim is None or type(dim) is not int and not dim:  # all dims: PyTorch shows ()
+        return keep_given(res, dim=())
     return keep_given(res, dim=_given_dims(dim)) if negative(dim) else res  # (see keep_given)
 
 
@@ -780,14 +784,25 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Variance over ``dim`` with Bessel's ``correction`` (1 by default)."""
     dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction)
     _check_dof("var", input, dims, c)
-    return Var.apply(input, dims, c, keepdim)
+    return _spread_given(Var.apply(input, dims, c, keepdim), dim, unbiased, correction)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation over ``dim`` with Bessel's ``correction`` (1 by default)."""
     dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction)
     _check_dof("std", input, dims, c)
-    return Std.apply(input, dims, c, keepdim)
+    return _spread_given(Std.apply(input, dims, c, keepdim), dim, unbiased, correction)
+
+
+def _spread_given(res, dim, unbiased, correction):
+    """``res`` with the node remembering ``dim`` and ``correction`` as PyTorch's node keeps
+    them (see keep_given): no dim (None) for all of them, a negative one as given, and no
+    correction (None) when neither it nor ``unbiased`` was given for all the dims."""
+    if dim is None or type(dim) is bool:
+        return keep_given(res, dim=None, correction=None if correction is None and
+                          unbiased is None and dim is None else _correction(
+                              dim if type(dim) is bool else unbiased, correction))
+    return keep_given(res, dim=_given_dims(dim)) if negative(dim) else res
 
 
 class VarMean(BuiltinFunction):
@@ -846,7 +861,7 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     if input._data.dtype.kind not in "fc":
         raise RuntimeError("var_mean only support floating point and complex dtypes")
     _check_dof("var_mean", input, dims, c)
-    return VarMean.apply(input, dims, c, keepdim)
+    return _spread_given(VarMean.apply(input, dims, c, keepdim), dim, unbiased, correction)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -854,7 +869,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     if input._data.dtype.kind not in "fc":
         raise RuntimeError("std_mean only support floating point and complex dtypes")
     _check_dof("std_mean", input, dims, c)
-    return StdMean.apply(input, dims, c, keepdim)
+    return _spread_given(StdMean.apply(input, dims, c, keepdim), dim, unbiased, correction)
 
 
 # ---- scans ------------------------------------------------------------------------------
@@ -960,13 +975,13 @@ class Cummax(BuiltinFunction):
     @staticmethod
     def forward(ctx, x, dim, op):
         vals, idx = _cum_extreme(x, dim, op)
-        ctx.save_for_backward(idx)
+        ctx.save_for_backward(x, idx)  # (x unused, but saved as PyTorch does: _saved_self)
         ctx.dim, ctx.shape = dim, x.shape
         return vals, idx
 
     @staticmethod
     def backward(ctx, g, _gi):
-        (idx,) = ctx.saved_tensors
+        idx = ctx.saved_tensors[1]
         from .indexing import scatter_add
         from .._creation import zeros
         if g.ndim == 0:
@@ -998,13 +1013,19 @@ def _cum_extreme(x, dim, op):
 def cummax(input, dim):
     no_complex(input, '"cummax_cpu" not implemented for \'{T}\'')
     d = wrap_dim(dim, input.ndim)
-    return return_types.cummax(*Cummax.apply(input, d, "max"))
+    res = Cummax.apply(input, d, "max")
+    if d != dim:  # (negative: kept as given, see keep_given)
+        keep_given(res, dim=dim)
+    return return_types.cummax(*res)
 
 
 def cummin(input, dim):
     no_complex(input, '"cummin_cpu" not implemented for \'{T}\'')
     d = wrap_dim(dim, input.ndim)
-    return return_types.cummin(*Cummin.apply(input, d, "min"))
+    res = Cummin.apply(input, d, "min")
+    if d != dim:  # (negative: kept as given, see keep_given)
+        keep_given(res, dim=dim)
+    return return_types.cummin(*res)
 
 
 # ---- softmax family ---------------------------------------------------------------------
@@ -1399,7 +1420,12 @@ def _vector_norm(input, ord, dim, keepdim, dtype, call):
         input = input.to(dtype)
     if not input._data.size and dim is not None:
         _check_empty_norm_dims(input, p, dim)
-    return VectorNorm.apply(input, p, dims, keepdim)
+    res = VectorNorm.apply(input, p, dims, keepdim)
+    if dim is None or negative(dim):  # (as given, see keep_given)
+        keep_given(res, dim=None if dim is None else _given_dims(dim))
+    if type(ord) is float:  # (PyTorch shows the order as given: 2.0, not 2)
+        keep_given(res, ord=ord)
+    return res
 
 
 def _vector_norm_error(input, ord, dim, keepdim, call):

@@ -1016,6 +1016,17 @@ def _tensor_list(tensors, op):
     return tensors
 
 
+def _cat_out(out, res):
+    """``res`` of cat/stack written into ``out=``; PyTorch refuses a lower-category dtype
+    (float into long) with a TypeError that names torch.cat for both."""
+    from .elementwise import _out
+    if res.dtype is not out.dtype and res.dtype.category > out.dtype.category:
+        from .inplace import _type_name
+        raise TypeError("torch.cat(): input types can't be cast to the desired output type "
+                        f"{_type_name(out.dtype)}")
+    return _out(out, res, False)
+
+
 def cat(tensors, dim=0, *, out=None):
     """Concatenate tensors along an existing dim."""
     tensors = _tensor_list(tensors, "cat")
@@ -1036,8 +1047,7 @@ def cat(tensors, dim=0, *, out=None):
                                    "concatenated") from None
         raise
     if out is not None:
-        from .elementwise import _out
-        return _out(out, res)
+        return _cat_out(out, res)
     return res
 
 
@@ -1076,8 +1086,7 @@ def stack(tensors, dim=0, *, out=None):
     if d != dim:  # (negative: kept as given, see keep_given)
         keep_given(res, dim=dim)
     if out is not None:
-        from .elementwise import _out
-        return _out(out, res)
+        return _cat_out(out, res)
     return res
 
 

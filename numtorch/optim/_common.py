@@ -61,6 +61,8 @@ def adam_start(p, group, state):
     grad = grad_array(p, group["maximize"])
     step = advance(state["step"])
     grad = decay_grad(p._data, grad, group["weight_decay"], lr, group["decoupled_weight_decay"])
+    if group["decoupled_weight_decay"] and group["weight_decay"] != 0:
+        K.bump(p)  # PyTorch's param.mul_(1 - lr * wd): an in-place change of its own
     m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
     K.lerp_(m, grad, 1 - beta1)
     K.addcmul_(K.mul_(v, beta2), grad, grad, 1 - beta2)

@@ -60,7 +60,7 @@ class ASGD(PerParamOptimizer):
             # NOTE: the new eta and mu are Python floats stored into the float32 counters
             eta._data[...] = lr / ((1 + lambd * lr * step) ** group["alpha"])
         mu._data[...] = 1 / max(1, step - group["t0"])
-        for t in (eta, mu, ax, p):
+        for t in (eta, mu, ax, p, p):  # p twice: PyTorch's mul_ by 1 - lambd eta, then add_
             K.bump(t)
 
 

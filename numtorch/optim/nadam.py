@@ -46,6 +46,8 @@ class NAdam(PerParamOptimizer):
         mu_product_next = mu_product * mu_next
         K.addcdiv_(param, grad, denom, -lr * (1.0 - mu) / (1.0 - mu_product))
         K.addcdiv_(param, m, denom, (-lr * mu_next) / (1.0 - mu_product_next))
-        for t in state.values():
-            K.bump(t)
+        for k, t in state.items():
+            if k != "step":  # (advance counted the step's own change)
+                K.bump(t)
         K.bump(p)
+        K.bump(p)  # two addcdiv_ on the parameter, as PyTorch's single-tensor step

@@ -251,3 +251,29 @@ def test_layers_carry_torchs_class_names_under_the_alias(torch, tmp_path):
     assert numtorch.nn.Linear.__module__ == "numtorch.nn.modules.linear"
     assert numtorch.nn.LazyLinear.__module__ == "numtorch.nn.modules.linear"
     assert numtorch.nn.modules.linear.LazyLinear is numtorch.nn.LazyLinear
+
+
+def _compiled_grad_fns(lib):
+    """grad_fn names after ``Module.compile()`` (aot_eager: PyTorch's compiled node without
+    its C++ code generation) for a user model, a container of one, built-in layers."""
+    class Net(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = lib.nn.Linear(2, 2)
+
+        def forward(self, x):
+            return self.lin(x).relu()
+
+    models = [Net(), lib.nn.Sequential(Net()), lib.nn.Linear(2, 2),
+              lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.ReLU())]
+    out = []
+    for m in models:
+        m.compile(backend="aot_eager")
+        y = m(lib.ones(1, 2))
+        y.sum().backward()
+        out.append((y.grad_fn.name(), type(m).__name__, list(m.state_dict())))
+    return out
+
+
+def test_module_compile_marks_user_forwards_as_pytorch(torch):
+    assert _compiled_grad_fns(numtorch) == _compiled_grad_fns(torch)

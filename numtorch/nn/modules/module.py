@@ -11,6 +11,7 @@
 ['w']
 """
 import functools
+import os
 import sys
 import types
 import typing
@@ -55,6 +56,17 @@ def _set_global_backward_kind(full):
     if _global_is_full_backward_hook is (not full):
         raise RuntimeError(_GLOBAL_MIXED_HOOKS)
     _global_is_full_backward_hook = full
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) \
+    + os.sep  # numtorch/
+
+
+def _users_code(fn):
+    """Whether function ``fn`` is defined outside numtorch (PyTorch's compiler compiles such
+    code and passes over its own)."""
+    code = getattr(fn, "__code__", None)
+    return code is not None and not code.co_filename.startswith(_PACKAGE_DIR)
 
 
 def register_module_full_backward_hook(hook):
@@ -256,13 +268,47 @@ class Module:
                                   '"forward" function')
 
     # ---- calling ------------------------------------------------------------------------
+    _compiled_call_impl = None  # set by compile()
+
     def __call__(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or
                 self._backward_pre_hooks or _GLOBAL_BACKWARD_HOOKS or
                 _GLOBAL_BACKWARD_PRE_HOOKS or _GLOBAL_FORWARD_HOOKS or
-                _GLOBAL_FORWARD_PRE_HOOKS):
+                _GLOBAL_FORWARD_PRE_HOOKS or self._compiled_call_impl is not None):
             return self.forward(*args, **kwargs)
+        if self._compiled_call_impl is not None:
+            return self._compiled_call_impl(*args, **kwargs)
         return self._call_with_hooks(args, kwargs)
+
+    def _call_impl(self, *args, **kwargs):
+        """The call as ``__call__`` makes it, without ``compile()``'s wrapping."""
+        return self._call_with_hooks(args, kwargs)
+
+    def compile(self, *args, **kwargs):
+        """Compile this module's call with ``torch.compile`` (its arguments as given).
+
+        numtorch has no compiler: calls run as before. PyTorch's compiler passes over its own
+        modules' code and compiles the user's ``forward`` methods, whose outputs then come
+        from one ``CompiledFunctionBackward`` node; numtorch gives the call's outputs that
+        node when some module in this one has a ``forward`` of the user's (a model of
+        built-in layers only, such as ``Sequential(Linear, ReLU)``, stays as it is).
+
+        >>> import numtorch as torch
+        >>> class Net(torch.nn.Module):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.lin = torch.nn.Linear(2, 1)
+        ...     def forward(self, x):
+        ...         return self.lin(x).relu()
+        >>> net, lin = Net(), torch.nn.Linear(2, 1)
+        >>> net.compile(); lin.compile()
+        >>> net(torch.ones(1, 2)).grad_fn.name(), lin(torch.ones(1, 2)).grad_fn.name()
+        ('CompiledFunctionBackward', 'AddmmBackward0')
+        """
+        from ... import compile as compile_
+        compiled = compile_(self._call_impl, *args, **kwargs)  # (checks the arguments)
+        user = any(_users_code(type(m).forward) for m in self.modules())
+        self._compiled_call_impl = compiled if user else self._call_impl
 
     def _call_with_hooks(self, args, kwargs):
         always = self.__dict__.get("_forward_hooks_always_called")
@@ -316,8 +362,6 @@ class Module:
         if legacy:
             _attach_legacy_hooks(self, args, out, legacy)
         return out
-
-    _call_impl = __call__
 
     # ---- registration -------------------------------------------------------------------
     def register_parameter(self, name, param):

@@ -1,0 +1,4 @@
+"""``torch.distributions.beta``."""
+from ._gamma import Beta
+
+__all__ = ["Beta"]

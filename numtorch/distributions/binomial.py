@@ -1,0 +1,4 @@
+"""``torch.distributions.binomial``."""
+from ._discrete import Binomial
+
+__all__ = ["Binomial"]

@@ -1,0 +1,4 @@
+"""``torch.distributions.dirichlet``."""
+from ._gamma import Dirichlet
+
+__all__ = ["Dirichlet"]

@@ -1,0 +1,4 @@
+"""``torch.distributions.exponential``."""
+from ._gamma import Exponential
+
+__all__ = ["Exponential"]

@@ -1,0 +1,4 @@
+"""``torch.distributions.gamma``."""
+from ._gamma import Gamma
+
+__all__ = ["Gamma"]

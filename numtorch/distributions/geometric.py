@@ -1,0 +1,4 @@
+"""``torch.distributions.geometric``."""
+from ._discrete import Geometric
+
+__all__ = ["Geometric"]

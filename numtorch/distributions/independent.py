@@ -1,0 +1,4 @@
+"""``torch.distributions.independent``."""
+from ._multivariate import Independent
+
+__all__ = ["Independent"]

@@ -1,0 +1,4 @@
+"""``torch.distributions.laplace``."""
+from ._multivariate import Laplace
+
+__all__ = ["Laplace"]

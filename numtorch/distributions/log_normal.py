@@ -1,0 +1,4 @@
+"""``torch.distributions.log_normal``."""
+from ._transformed import LogNormal
+
+__all__ = ["LogNormal"]

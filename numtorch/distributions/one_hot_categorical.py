@@ -1,0 +1,4 @@
+"""``torch.distributions.one_hot_categorical``."""
+from ._discrete import OneHotCategorical
+
+__all__ = ["OneHotCategorical"]

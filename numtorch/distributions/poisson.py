@@ -1,0 +1,4 @@
+"""``torch.distributions.poisson``."""
+from ._discrete import Poisson
+
+__all__ = ["Poisson"]

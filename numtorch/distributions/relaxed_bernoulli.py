@@ -1,0 +1,4 @@
+"""``torch.distributions.relaxed_bernoulli``."""
+from ._transformed import LogitRelaxedBernoulli, RelaxedBernoulli
+
+__all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]

@@ -1,0 +1,4 @@
+"""``torch.distributions.transformed_distribution``."""
+from ._transformed import TransformedDistribution
+
+__all__ = ["TransformedDistribution"]
