@@ -61,16 +61,9 @@ def _requires_grad_arg(value):
 def _factory_call():
     """``(op, args, kwargs)`` of the user's call into numtorch now running (args None when
     the call cannot be read back)."""
-    import sys
     from .ops import _arg_errors as A
-    from . import overrides
-    frame, entry = sys._getframe(2), None
-    while frame is not None and frame.f_code.co_filename.startswith(A._PACKAGE_DIR):
-        # the __torch_function__ dispatch wrappers (installed once a Tensor subclass exists)
-        # are not the factory the user called: the function they wrap is
-        if frame.f_code.co_filename != overrides.__file__:
-            entry = frame
-        frame = frame.f_back
+    # (past any __torch_function__ dispatch wrapper: the factory the user called)
+    entry, frame, _ = A._entry_and_caller()
     if entry is None:
         return "tensor", None, {}
     op = entry.f_code.co_name

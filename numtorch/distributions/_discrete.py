@@ -3,9 +3,9 @@
 
 from .. import _size as _S
 from . import constraints
-from ._families import Categorical
+from ._families import Categorical, ProbsOrLogits, check_one_of
 from .distribution import Distribution
-from .utils import _is_number, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _is_number, broadcast_all
 
 __all__ = ["Poisson", "Binomial", "Geometric", "OneHotCategorical"]
 
@@ -58,31 +58,14 @@ def _clamp_by_zero(x):
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class _ProbsOrLogits(Distribution):
-    """Shared by the Bernoulli-trial counts: one of ``probs`` / ``logits``."""
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
-
-
-class Binomial(_ProbsOrLogits):
+class Binomial(ProbsOrLogits):
     """Successes in ``total_count`` trials of probability ``probs`` (or ``logits``)."""
     arg_constraints = {"total_count": constraints.nonnegative_integer,
                        "probs": constraints.unit_interval, "logits": constraints.real}
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        check_one_of(probs, logits)
         if probs is not None:
             self.total_count, self.probs = broadcast_all(total_count, probs)
             self.total_count = self.total_count.type_as(self.probs)
@@ -146,23 +129,13 @@ class Binomial(_ProbsOrLogits):
         return values.expand((-1,) + self._batch_shape) if expand else values
 
 
-class Geometric(_ProbsOrLogits):
+class Geometric(ProbsOrLogits):
     """Failures before the first success, each trial of probability ``probs``."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
-        (param,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
-        batch = _S.Size() if _is_number(given) else param.size()
-        super().__init__(batch, validate_args=validate_args)
+        super().__init__(self._set_param(probs, logits), validate_args=validate_args)
         if self._validate_args and probs is not None:
             value = self.probs
             valid = value > 0

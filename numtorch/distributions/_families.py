@@ -5,13 +5,66 @@ import math
 from .. import _creation as C, _dtype as D, _size as _S
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _is_number, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Categorical", "Bernoulli", "Normal", "Uniform"]
 
 
-def _is_number(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
+def check_one_of(probs, logits):
+    """PyTorch's ValueError unless exactly one of ``probs`` and ``logits`` is given."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+
+
+class ProbsOrLogits(Distribution):
+    """Base of the distributions of Bernoulli trials: one of ``probs`` / ``logits`` (the
+    log-odds) is given, the other derived on first use."""
+
+    def _set_param(self, probs, logits):
+        """Store the given one of ``probs`` / ``logits`` (broadcast) as the parameter;
+        return the batch shape it gives."""
+        check_one_of(probs, logits)
+        given = probs if probs is not None else logits
+        (param,) = broadcast_all(given)
+        if probs is not None:
+            self.probs = param
+        else:
+            self.logits = param
+        self._param = param
+        return _S.Size() if _is_number(given) else param.size()
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
+
+
+class LocScale(Distribution):
+    """Base of the location-scale families on the reals (``loc`` and ``scale`` broadcast
+    together; ``loc`` is the mean and the mode)."""
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        batch = _S.Size() if _is_number(loc) and _is_number(scale) else self.loc.size()
+        super().__init__(batch, validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
 
 
 class Categorical(Distribution):
@@ -20,8 +73,7 @@ class Categorical(Distribution):
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        check_one_of(probs, logits)
         if probs is not None:
             if probs.dim() < 1:
                 raise ValueError("`probs` parameter must be at least one-dimensional.")
@@ -87,36 +139,14 @@ class Categorical(Distribution):
         return values.expand((-1,) + self._batch_shape) if expand else values
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ProbsOrLogits):
     """0 or 1, with probability ``probs`` of 1 (or ``logits``, its log-odds)."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
-        (param,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
-        batch = _S.Size() if _is_number(given) else param.size()
-        super().__init__(batch, validate_args=validate_args)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
+        super().__init__(self._set_param(probs, logits), validate_args=validate_args)
 
     @property
     def mean(self):
@@ -144,24 +174,8 @@ class Bernoulli(Distribution):
         return bce(self.logits, self.probs, reduction="none")
 
 
-class Normal(Distribution):
+class Normal(LocScale):
     """Gaussian with mean ``loc`` and standard deviation ``scale``."""
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch = _S.Size() if _is_number(loc) and _is_number(scale) else self.loc.size()
-        super().__init__(batch, validate_args=validate_args)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def stddev(self):

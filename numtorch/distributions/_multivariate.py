@@ -4,8 +4,9 @@ import math
 
 from .. import _size as _S
 from . import constraints
+from ._families import LocScale
 from .distribution import Distribution
-from .utils import _is_number, _sum_rightmost, broadcast_all, lazy_property
+from .utils import _sum_rightmost, lazy_property
 
 __all__ = ["MultivariateNormal", "Independent", "Laplace"]
 
@@ -193,24 +194,8 @@ class Independent(Distribution):
         return f"{self.__class__.__name__}({self.base_dist}, {self.reinterpreted_batch_ndims})"
 
 
-class Laplace(Distribution):
+class Laplace(LocScale):
     """Laplace with location ``loc`` and scale ``scale``."""
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch = _S.Size() if _is_number(loc) and _is_number(scale) else self.loc.size()
-        super().__init__(batch, validate_args=validate_args)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

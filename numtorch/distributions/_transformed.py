@@ -3,12 +3,11 @@ RelaxedOneHotCategorical), plus MixtureSameFamily; PyTorch's formulas and draws.
 
 from .. import _size as _S
 from . import constraints
-from ._families import Categorical, Normal
+from ._families import Categorical, Normal, ProbsOrLogits
 from .distribution import Distribution
 from .independent import Independent
 from .transforms import ComposeTransform, ExpTransform, SigmoidTransform, Transform
-from .utils import _is_number, _sum_rightmost, broadcast_all, clamp_probs, lazy_property
-from .utils import logits_to_probs, probs_to_logits
+from .utils import _sum_rightmost, broadcast_all, clamp_probs
 
 __all__ = ["TransformedDistribution", "LogNormal", "LogitRelaxedBernoulli",
            "RelaxedBernoulli", "ExpRelaxedCategorical", "RelaxedOneHotCategorical",
@@ -170,36 +169,14 @@ class LogNormal(TransformedDistribution):
         return self.base_dist.entropy() + self.loc
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(ProbsOrLogits):
     """The logit of a RelaxedBernoulli (Concrete) draw at ``temperature``."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
-        (param,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
-        batch = _S.Size() if _is_number(given) else param.size()
-        super().__init__(batch, validate_args=validate_args)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
+        super().__init__(self._set_param(probs, logits), validate_args=validate_args)
 
     def rsample(self, sample_shape=_S.Size()):
         from .. import rand
@@ -217,7 +194,24 @@ class LogitRelaxedBernoulli(Distribution):
         return self.temperature.log() + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class _Relaxed(TransformedDistribution):
+    """A relaxed distribution: a transform of a base distribution that holds its
+    ``temperature``, ``logits`` and ``probs``."""
+
+    @property
+    def temperature(self):
+        return self.base_dist.temperature
+
+    @property
+    def logits(self):
+        return self.base_dist.logits
+
+    @property
+    def probs(self):
+        return self.base_dist.probs
+
+
+class RelaxedBernoulli(_Relaxed):
     """A relaxed (Concrete / Gumbel-sigmoid) Bernoulli in (0, 1), reparameterised."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
@@ -231,17 +225,6 @@ class RelaxedBernoulli(TransformedDistribution):
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         return super().expand(batch_shape, _instance=new)
 
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs
 
 
 class ExpRelaxedCategorical(Distribution):
@@ -298,7 +281,7 @@ class ExpRelaxedCategorical(Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(_Relaxed):
     """A relaxed (Gumbel-softmax) one-hot draw on the simplex, reparameterised."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.simplex
@@ -312,17 +295,6 @@ class RelaxedOneHotCategorical(TransformedDistribution):
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
         return super().expand(batch_shape, _instance=new)
 
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs
 
 
 class MixtureSameFamily(Distribution):

@@ -455,20 +455,29 @@ def _entry_and_caller():
     """``(entry, caller, found)``: the frame where the user's call entered numtorch, the
     user's frame that made it (the caller of this module's caller), and where the call went
     through ``__torch_function__`` dispatch (numtorch/overrides.py, once a Tensor subclass
-    exists), the call as dispatch saw it, ``(op, args, kwargs, method)``; else None."""
+    exists), the call as dispatch saw it, ``(op, args, kwargs, method)``; else None. The
+    entry is never a dispatch wrapper's frame: it is the function the wrappers called."""
     frame, entry, found = sys._getframe(2), None, None
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        if found is None and frame.f_code.co_filename == _DISPATCH_FILE:
-            loc = frame.f_locals
-            func = loc.get("func")
-            if func is not None and "args" in loc and "kwargs" in loc:
-                # NOTE: the innermost dispatch frame holds the arguments as the user gave
-                # them; a public function is wrapped as ``_TorchFunction``, a method is not
-                method = type(func).__name__ != "_TorchFunction"
-                found = (func.__name__, tuple(loc["args"])[method:],
-                         dict(loc["kwargs"] or {}), method)  # (as _wrapper_call's: no self)
-        entry, frame = frame, frame.f_back
+        if frame.f_code.co_filename != _DISPATCH_FILE:
+            entry = frame
+        elif found is None:
+            found = _dispatched_call(frame.f_locals)
+        frame = frame.f_back
     return entry, frame, found
+
+
+def _dispatched_call(loc):
+    """``(op, args, kwargs, method)`` from the locals of a dispatch frame that holds the
+    call (``func``, ``args``, ``kwargs``: the innermost one has them as the user gave them);
+    None for other dispatch frames. A public function is wrapped as ``_TorchFunction``, a
+    Tensor method is not; ``args`` leave out ``self`` (as ``_wrapper_call``'s)."""
+    func = loc.get("func")
+    if func is None or "args" not in loc or "kwargs" not in loc:
+        return None
+    from ..overrides import _TorchFunction
+    method = type(func) is not _TorchFunction
+    return func.__name__, tuple(loc["args"])[method:], dict(loc["kwargs"] or {}), method
 
 
 def bad_call(op, sigs, fallback):
