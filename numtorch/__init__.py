@@ -476,6 +476,28 @@ def typename(obj):
     return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
+# torch-level spellings of nn ops with ATen's signatures, windows, and smaller functions
+from .ops.aten_nn import (dropout, dropout_, alpha_dropout, alpha_dropout_,  # noqa: E402
+                          feature_dropout, feature_dropout_, feature_alpha_dropout,
+                          feature_alpha_dropout_, native_dropout, batch_norm, instance_norm,
+                          embedding, embedding_bag, embedding_renorm_, max_pool1d, max_pool2d,
+                          max_pool3d, max_pool1d_with_indices, adaptive_max_pool1d,
+                          convolution, kl_div, binary_cross_entropy_with_logits,
+                          cosine_embedding_loss, hinge_embedding_loss, margin_ranking_loss,
+                          triplet_margin_loss, poisson_nll_loss, ctc_loss, lstm_cell,
+                          gru_cell, rnn_tanh_cell, rnn_relu_cell, native_channel_shuffle)
+from .ops.windows import (hann_window, hamming_window, blackman_window,  # noqa: E402
+                          bartlett_window, kaiser_window)
+from .ops.torch_misc import (detach, is_inference, is_conj, is_neg, get_device,  # noqa: E402
+                             frombuffer, from_dlpack, to_dlpack, set_warn_always,
+                             is_warn_always_enabled, set_flush_denormal, sym_not, sym_float,
+                             sym_int, sym_max, sym_min, sym_sum, sym_sqrt, sym_ite, solve,
+                             lstsq, eig, symeig, matrix_rank, select_copy, slice_copy,
+                             split_copy, detach_copy, values_copy, indices_copy,
+                             view_as_real_copy, view_as_complex_copy, unsafe_split_with_sizes,
+                             frobenius_norm, nuclear_norm, norm_except_dim, install_methods)
+install_methods()
+del install_methods
 from . import _dtype  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
 # torch.save / torch.load in PyTorch's file format

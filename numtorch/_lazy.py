@@ -13,6 +13,14 @@ class NotProvidedError(AttributeError, NotImplementedError):
     NotImplementedError."""
 
 
+# torch.X that PyTorch binds to the very function torch.nn.functional.X is (loaded with
+# nn.functional on first use, so that ``import numtorch`` does not load nn)
+_FUNCTIONAL_ALIASES = frozenset((
+    "adaptive_avg_pool1d", "avg_pool1d", "bilinear", "channel_shuffle", "conv1d", "conv2d",
+    "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "cosine_similarity",
+    "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle"))
+
+
 def install(namespace):
     """Give the package a module ``__getattr__`` loading submodules on first use."""
     pkg = namespace["__name__"]
@@ -27,6 +35,10 @@ def install(namespace):
                 raise NotProvidedError(f"numtorch does not provide torch.{name} (yet)") from None
         if name == "vmap":  # torch.vmap is torch.func.vmap; loaded with func, on first use
             return importlib.import_module(f"{pkg}.func").vmap
+        if name in _FUNCTIONAL_ALIASES:  # the same object as in nn.functional, as in PyTorch
+            value = getattr(importlib.import_module(f"{pkg}.nn.functional"), name)
+            namespace[name] = value
+            return value
         if name.startswith("__"):
             raise AttributeError(name)
         raise NotProvidedError(f"numtorch does not provide torch.{name} (yet)"
@@ -58,7 +70,7 @@ TENSOR_NOT_PROVIDED = (
     "slice_inverse", "smm", "solve", "sparse_dim", "sparse_mask", "sparse_resize_",
     "sparse_resize_and_clear_", "sspaddmm", "storage_type", "symeig", "to_dense", "to_mkldnn",
     "to_padded_tensor", "to_sparse", "to_sparse_bsc", "to_sparse_bsr", "to_sparse_coo",
-    "to_sparse_csc", "to_sparse_csr", "unsafe_split_with_sizes", "values", "volatile", "xpu")
+    "to_sparse_csc", "to_sparse_csr", "values", "volatile", "xpu")
 
 
 class _NotProvided:

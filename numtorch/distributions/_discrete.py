@@ -5,9 +5,11 @@ from .. import _size as _S
 from . import constraints
 from ._families import Categorical, ProbsOrLogits, check_one_of
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import _is_number, broadcast_all
 
-__all__ = ["Poisson", "Binomial", "Geometric", "OneHotCategorical"]
+__all__ = ["Poisson", "Binomial", "Geometric", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough"]
 
 
 def _no_grad():
@@ -15,7 +17,7 @@ def _no_grad():
     return no_grad()
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     """Counts with mean ``rate``."""
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
@@ -48,10 +50,15 @@ class Poisson(Distribution):
         rate, value = broadcast_all(self.rate, value)
         return value.xlogy(rate) - rate - (value + 1).lgamma()
 
-    def entropy(self):
-        from .._lazy import NotProvidedError
-        raise NotProvidedError("numtorch does not provide Poisson.entropy (PyTorch's "
-                               "exponential-family entropy by autograd) (yet)")
+    # (entropy: ExponentialFamily's, which raises NotImplementedError as PyTorch's does:
+    # Poisson has no _mean_carrier_measure)
+
+    @property
+    def _natural_params(self):
+        return (self.rate.log(),)
+
+    def _log_normalizer(self, x):
+        return x.exp()
 
 
 def _clamp_by_zero(x):
@@ -248,3 +255,14 @@ class OneHotCategorical(Distribution):
         values = eye(n, dtype=self._param.dtype)
         values = values.view((n,) + (1,) * len(self._batch_shape) + (n,))
         return values.expand((n,) + self._batch_shape + (n,)) if expand else values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """A OneHotCategorical whose ``rsample`` passes gradients straight through to ``probs``
+    (the one-hot draw plus ``probs - probs.detach()``; Bengio et al., 2013)."""
+    has_rsample = True
+
+    def rsample(self, sample_shape=_S.Size()):
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return samples + (probs - probs.detach())

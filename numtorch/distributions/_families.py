@@ -5,6 +5,7 @@ import math
 from .. import _creation as C, _dtype as D, _size as _S
 from . import constraints
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import _is_number, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Categorical", "Bernoulli", "Normal", "Uniform"]
@@ -56,7 +57,8 @@ class LocScale(Distribution):
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
         batch = _S.Size() if _is_number(loc) and _is_number(scale) else self.loc.size()
-        super().__init__(batch, validate_args=validate_args)
+        # (explicit base: Normal borrows this __init__ without deriving from LocScale)
+        Distribution.__init__(self, batch, validate_args=validate_args)
 
     @property
     def mean(self):
@@ -65,6 +67,18 @@ class LocScale(Distribution):
     @property
     def mode(self):
         return self.loc
+
+
+def _borrow(template, *names):
+    """Class decorator: copy ``names`` from ``template`` (a helper base whose code is shared)
+    into the class, so that its MRO stays PyTorch's (``Normal.__mro__`` is Normal,
+    ExponentialFamily, Distribution, object there)."""
+    def decorate(cls):
+        for name in names:
+            if name not in cls.__dict__:
+                setattr(cls, name, template.__dict__[name])
+        return cls
+    return decorate
 
 
 class Categorical(Distribution):
@@ -139,11 +153,13 @@ class Categorical(Distribution):
         return values.expand((-1,) + self._batch_shape) if expand else values
 
 
-class Bernoulli(ProbsOrLogits):
+@_borrow(ProbsOrLogits, "_set_param", "logits", "probs", "param_shape")
+class Bernoulli(ExponentialFamily):
     """0 or 1, with probability ``probs`` of 1 (or ``logits``, its log-odds)."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
+    _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         super().__init__(self._set_param(probs, logits), validate_args=validate_args)
@@ -173,9 +189,18 @@ class Bernoulli(ProbsOrLogits):
         from ..nn.functional import binary_cross_entropy_with_logits as bce
         return bce(self.logits, self.probs, reduction="none")
 
+    @property
+    def _natural_params(self):
+        return (self.probs.logit(),)
 
-class Normal(LocScale):
+    def _log_normalizer(self, x):
+        return x.exp().log1p()
+
+
+@_borrow(LocScale, "arg_constraints", "support", "has_rsample", "__init__", "mean", "mode")
+class Normal(ExponentialFamily):
     """Gaussian with mean ``loc`` and standard deviation ``scale``."""
+    _mean_carrier_measure = 0
 
     @property
     def stddev(self):
@@ -215,6 +240,13 @@ class Normal(LocScale):
 
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()
+
+    @property
+    def _natural_params(self):
+        return (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal())
+
+    def _log_normalizer(self, x, y):
+        return -0.25 * x.pow(2) / y + 0.5 * (-math.pi / y).log()
 
 
 class Uniform(Distribution):

@@ -5,6 +5,7 @@ script gets PyTorch's numbers."""
 from .. import _dtype as D, _size as _S
 from . import constraints
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import _is_number, broadcast_all
 
 __all__ = ["Gamma", "Chi2", "Exponential", "Beta", "Dirichlet"]
@@ -14,11 +15,12 @@ def _batch(*params):
     return _S.Size() if all(_is_number(p) for p in params) else None
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """Gamma with shape ``concentration`` and inverse scale ``rate``."""
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, concentration, rate, validate_args=None):
         self.concentration, self.rate = broadcast_all(concentration, rate)
@@ -65,6 +67,13 @@ class Gamma(Distribution):
             self._validate_sample(value)
         return special.gammainc(self.concentration, self.rate * value)
 
+    @property
+    def _natural_params(self):
+        return (self.concentration - 1, -self.rate)
+
+    def _log_normalizer(self, x, y):
+        return (x + 1).lgamma() + (x + 1) * (-y.reciprocal()).log()
+
 
 class Chi2(Gamma):
     """Gamma(df / 2, 1 / 2)."""
@@ -82,11 +91,12 @@ class Chi2(Gamma):
         return self.concentration * 2
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """Exponential with ``rate`` (inverse mean)."""
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, rate, validate_args=None):
         (self.rate,) = broadcast_all(rate)
@@ -131,8 +141,15 @@ class Exponential(Distribution):
     def entropy(self):
         return 1.0 - self.rate.log()
 
+    @property
+    def _natural_params(self):
+        return (-self.rate,)
 
-class Dirichlet(Distribution):
+    def _log_normalizer(self, x):
+        return -(-x).log()
+
+
+class Dirichlet(ExponentialFamily):
     """Dirichlet over the last dim of ``concentration``."""
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
@@ -146,15 +163,9 @@ class Dirichlet(Distribution):
                          validate_args=validate_args)
 
     def rsample(self, sample_shape=_S.Size()):
-        from .. import _sample_dirichlet
+        from ._dirichlet_grad import dirichlet_rsample
         shape = self._extended_shape(sample_shape)
-        concentration = self.concentration.expand(shape)
-        from ..autograd.grad_mode import is_grad_enabled
-        if concentration.requires_grad and is_grad_enabled():
-            from .._lazy import NotProvidedError
-            raise NotProvidedError("numtorch does not provide gradients of Dirichlet/Beta "
-                                   "rsample (torch._dirichlet_grad) (yet); use sample()")
-        return _sample_dirichlet(concentration)
+        return dirichlet_rsample(self.concentration.expand(shape))
 
     def log_prob(self, value):
         from .. import lgamma, xlogy
@@ -189,8 +200,15 @@ class Dirichlet(Distribution):
         return (lgamma(c).sum(-1) - lgamma(a0) - (k - a0) * digamma(a0)
                 - ((c - 1.0) * digamma(c)).sum(-1))
 
+    @property
+    def _natural_params(self):
+        return (self.concentration,)
 
-class Beta(Distribution):
+    def _log_normalizer(self, x):
+        return x.lgamma().sum(-1) - x.sum(-1).lgamma()
+
+
+class Beta(ExponentialFamily):
     """Beta(``concentration1``, ``concentration0``), as the first coordinate of a
     two-class Dirichlet (so it draws what PyTorch's does)."""
     arg_constraints = {"concentration1": constraints.positive,
@@ -240,6 +258,13 @@ class Beta(Distribution):
 
     def entropy(self):
         return self._dirichlet.entropy()
+
+    @property
+    def _natural_params(self):
+        return (self.concentration1, self.concentration0)
+
+    def _log_normalizer(self, x, y):
+        return x.lgamma() + y.lgamma() - (x + y).lgamma()
 
     @property
     def concentration1(self):

@@ -4,7 +4,7 @@ import math
 
 from .. import _size as _S
 from . import constraints
-from ._families import LocScale
+from ._families import LocScale, _borrow
 from .distribution import Distribution
 from .utils import _sum_rightmost, lazy_property
 
@@ -194,7 +194,8 @@ class Independent(Distribution):
         return f"{self.__class__.__name__}({self.base_dist}, {self.reinterpreted_batch_ndims})"
 
 
-class Laplace(LocScale):
+@_borrow(LocScale, "arg_constraints", "support", "has_rsample", "__init__", "mean", "mode")
+class Laplace(Distribution):
     """Laplace with location ``loc`` and scale ``scale``."""
 
     @property

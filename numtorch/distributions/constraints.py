@@ -4,9 +4,11 @@ each ``check(value)`` gives a bool tensor; reprs are PyTorch's (they appear in i
 __all__ = ["Constraint", "boolean", "integer_interval", "interval", "positive", "real",
            "real_vector", "simplex", "unit_interval", "nonnegative", "greater_than", "less_than",
            "is_dependent", "dependent", "dependent_property", "independent",
-           "nonnegative_integer", "positive_integer", "integer_greater_than",
+           "nonnegative_integer", "positive_integer",
            "greater_than_eq", "half_open_interval", "one_hot", "square", "symmetric",
-           "positive_definite", "lower_cholesky", "lower_triangular"]
+           "positive_definite", "lower_cholesky", "lower_triangular", "corr_cholesky",
+           "positive_semidefinite", "multinomial", "cat", "stack",
+           "MixtureSameFamilyConstraint"]
 
 
 class Constraint:
@@ -122,7 +124,9 @@ class _Independent(Constraint):
 
     def __init__(self, base, n):
         self.base, self.reinterpreted_batch_ndims = base, n
+        self.base_constraint = base  # (PyTorch's name, read by the constraint registry)
         self.event_dim = base.event_dim + n
+        self.is_discrete = base.is_discrete
 
     def check(self, value):
         ok = self.base.check(value)
@@ -132,6 +136,26 @@ class _Independent(Constraint):
 
     def __repr__(self):
         return f"IndependentConstraint({self.base!r}, {self.reinterpreted_batch_ndims})"
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """``base_constraint`` of the components, checked with the component dim added back
+    (each value must lie in the support of every component)."""
+
+    def __init__(self, base_constraint):
+        self.base_constraint = base_constraint
+        self.is_discrete = base_constraint.is_discrete
+        self.event_dim = base_constraint.event_dim
+
+    def check(self, value):
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        keep = value.dim() - self.event_dim
+        return result.reshape(result.shape[:keep] + (-1,)).all(-1)
+
+    def __repr__(self):
+        return f"MixtureSameFamilyConstraint({self.base_constraint!r})"
 
 
 class _IntegerGreaterThan(Constraint):
@@ -211,6 +235,105 @@ class _LowerTriangular(Constraint):
         return (value.tril() == value).view(value.shape[:-2] + (-1,)).min(-1)[0]
 
 
+class _Multinomial(Constraint):
+    """Nonnegative counts summing to at most ``upper_bound`` (PyTorch checks the weaker
+    ``<=``, not ``==``)."""
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, x):
+        return (x >= 0).all(dim=-1) & (x.sum(dim=-1) <= self.upper_bound)
+
+
+class _CorrCholesky(Constraint):
+    """Lower Cholesky factors of correlation matrices: rows of unit length."""
+    event_dim = 2
+
+    def check(self, value):
+        from .. import _dtype as D, linalg
+        # NOTE: 10 * n * eps, PyTorch's tolerance for the row norms
+        tol = D.finfo(value.dtype).eps * value.size(-1) * 10
+        row_norm = linalg.norm(value.detach(), dim=-1)
+        unit_row_norm = (row_norm - 1.0).abs().le(tol).all(dim=-1)
+        return _LowerCholesky().check(value) & unit_row_norm
+
+
+class _PositiveSemidefinite(_Symmetric):
+    """Symmetric with no negative eigenvalue."""
+
+    def check(self, value):
+        symmetric = super().check(value)
+        if not symmetric.all():
+            return symmetric
+        from .. import linalg
+        return linalg.eigvalsh(value).ge(0).all(-1)
+
+
+class _Cat(Constraint):
+    """``cseq[i]`` on the i-th slice (``lengths[i]`` long) of dim ``dim``, as torch.cat
+    would join them."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq "
+                                 f"({len(self.cseq)})")
+        self.dim = dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        from .. import cat
+        _check_dim(self.dim, value)
+        checks, start = [], 0
+        for constraint, length in zip(self.cseq, self.lengths):
+            checks.append(constraint.check(value.narrow(self.dim, start, length)))
+            start = start + length
+        return cat(checks, self.dim)
+
+
+class _Stack(Constraint):
+    """``cseq[i]`` on the i-th index of dim ``dim``, as torch.stack would join them."""
+
+    def __init__(self, cseq, dim=0):
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        self.dim = dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        dim = max(c.event_dim for c in self.cseq)
+        return dim + 1 if self.dim + dim < 0 else dim
+
+    def check(self, value):
+        from .. import stack
+        _check_dim(self.dim, value)
+        parts = [value.select(self.dim, i) for i in range(value.size(self.dim))]
+        return stack([c.check(v) for v, c in zip(parts, self.cseq)], self.dim)
+
+
+def _check_dim(dim, value):
+    if not -value.dim() <= dim < value.dim():
+        raise AssertionError(f"dim {dim} out of range for value with {value.dim()} dimensions")
+
+
 def _bool():
     from .. import bool as bool_
     return bool_
@@ -226,7 +349,6 @@ simplex = _Simplex()
 real_vector = _Independent(real, 1)
 nonnegative_integer = _IntegerGreaterThan(0)
 positive_integer = _IntegerGreaterThan(1)
-integer_greater_than = _IntegerGreaterThan
 greater_than_eq = _GreaterThanEq
 half_open_interval = _HalfOpenInterval
 one_hot = _OneHot()
@@ -235,6 +357,11 @@ symmetric = _Symmetric()
 positive_definite = _PositiveDefinite()
 lower_cholesky = _LowerCholesky()
 lower_triangular = _LowerTriangular()
+corr_cholesky = _CorrCholesky()
+positive_semidefinite = _PositiveSemidefinite()
+multinomial = _Multinomial
+cat = _Cat
+stack = _Stack
 greater_than = _GreaterThan
 less_than = _LessThan
 interval = _Interval

@@ -19,8 +19,6 @@ from .utils import _sum_rightmost
 
 __all__ = ["kl_divergence", "register_kl"]
 
-# PyTorch's ExponentialFamily subclasses among ours (its generic pair covers them)
-_EXP_FAMILIES = (Bernoulli, Beta, Dirichlet, Exponential, Gamma, Normal, Poisson)
 _KL_REGISTRY = {}
 _KL_MEMOIZE = {}
 
@@ -57,11 +55,6 @@ def kl_divergence(p, q):
     if key not in _KL_MEMOIZE:
         _KL_MEMOIZE[key] = _dispatch_kl(*key)
     fn = _KL_MEMOIZE[key]
-    if fn is None and isinstance(p, _EXP_FAMILIES) and isinstance(q, _EXP_FAMILIES):
-        # PyTorch reaches its generic exponential-family pair, which refuses two kinds
-        raise NotImplementedError("The cross KL-divergence between different exponential "
-                                  "families cannot" + " " * 29 + "be computed using Bregman "
-                                  "divergences")
     if fn is None:
         raise NotImplementedError(f"No KL(p || q) is implemented for p type "
                                   f"{p.__class__.__name__} and q type {q.__class__.__name__}")
@@ -314,3 +307,7 @@ def _kl_normal_laplace(p, q):
     t2 = math.sqrt(2 / math.pi) * p.scale * (-0.5 * loc_diff_scale_ratio.pow(2)).exp()
     t3 = loc_diff * (math.sqrt(0.5) * loc_diff_scale_ratio).erf()
     return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
+
+
+# the pairs of the continuous univariate families, and the generic exponential-family pair
+from . import _kl_continuous  # noqa: E402,F401  (registers on import)

@@ -1,4 +1,4 @@
 """``torch.distributions.one_hot_categorical``."""
-from ._discrete import OneHotCategorical
+from ._discrete import OneHotCategorical, OneHotCategoricalStraightThrough
 
-__all__ = ["OneHotCategorical"]
+__all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]

@@ -15,7 +15,10 @@ from .utils import _sum_rightmost
 
 __all__ = ["Transform", "ComposeTransform", "ExpTransform", "AffineTransform",
            "SigmoidTransform", "TanhTransform", "PowerTransform", "SoftmaxTransform",
-           "AbsTransform", "SoftplusTransform", "identity_transform"]
+           "AbsTransform", "SoftplusTransform", "identity_transform", "CatTransform",
+           "CorrCholeskyTransform", "CumulativeDistributionTransform",
+           "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+           "ReshapeTransform", "StackTransform", "StickBreakingTransform"]
 
 
 class Transform:
@@ -501,3 +504,10 @@ class SoftmaxTransform(Transform):
         return shape
 
     inverse_shape = forward_shape
+
+
+# (at the end: they subclass Transform above)
+from ._more_transforms import (CatTransform, CorrCholeskyTransform,  # noqa: E402
+                               CumulativeDistributionTransform, IndependentTransform,
+                               LowerCholeskyTransform, PositiveDefiniteTransform,
+                               ReshapeTransform, StackTransform, StickBreakingTransform)

@@ -5,7 +5,7 @@ from .. import _creation as C, _dtype as D
 from .._tensor import Tensor
 
 __all__ = ["broadcast_all", "clamp_probs", "logits_to_probs", "probs_to_logits",
-           "lazy_property", "_sum_rightmost"]
+           "lazy_property", "_sum_rightmost", "tril_matrix_to_vec", "vec_to_tril_matrix"]
 
 
 def broadcast_all(*values):
@@ -64,3 +64,31 @@ def _sum_rightmost(value, dim):
 
 def _is_number(x):
     return isinstance(x, numbers.Number) and not isinstance(x, bool)
+
+
+def _tril_mask(n, diag):
+    from .. import arange
+    idx = arange(n)
+    return idx < idx.view(-1, 1) + (diag + 1)
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    """The entries of ``mat`` on and below diagonal ``diag``, row by row, as a vector."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    return mat[..., _tril_mask(n, diag)]
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    """The inverse of ``tril_matrix_to_vec``: a (batched) D x D matrix, zero above ``diag``."""
+    # the positive root of D^2 + (1 + 2 diag) D - |diag| (diag + 1) - 2 len = 0
+    b = 1 + 2 * diag
+    n = (-b + (b ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if round(n) - n > D.finfo(vec.dtype).eps:
+        raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be "
+                         "expressed as the lower triangular part of a square D x D matrix.")
+    n = round(n)
+    mat = vec.new_zeros(vec.shape[:-1] + (n, n))
+    mat[..., _tril_mask(n, diag)] = vec
+    return mat

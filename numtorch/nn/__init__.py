@@ -7,6 +7,6 @@ from .parallel import DataParallel  # noqa: F401
 
 def __getattr__(name):
     import importlib
-    if name in ("functional", "init", "utils", "parallel"):
+    if name in ("functional", "init", "utils", "parallel", "grad"):
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"numtorch does not provide torch.nn.{name} (yet)")

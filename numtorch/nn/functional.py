@@ -3780,3 +3780,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         out_proj=SimpleNamespace(weight=out_proj_weight, bias=out_proj_bias))
     return multi_head_attention(mha, query, key, value, key_padding_mask, need_weights,
                                 attn_mask, average_attn_weights, is_causal)
+
+
+# NOTE: PyTorch's functional module re-exports ``torch.nn.grad`` as ``F.grad`` (the docs'
+# examples call ``F.grad.conv2d_input``); imported last because grad.py uses the checks above
+from . import grad  # noqa: E402,F401

@@ -260,6 +260,8 @@ def _fits(kind, v):
             isinstance(v, Tensor) and v.ndim == 0 and not v.requires_grad
     if kind == "str":
         return isinstance(v, str)
+    if kind == "float":  # (a double: Python ints too, bools among them)
+        return isinstance(v, (int, float, np.integer, np.floating))
     if kind == "tuple of Tensors":
         return type(v) in (list, tuple) and all(isinstance(e, Tensor) for e in v)
     return False

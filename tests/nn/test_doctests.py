@@ -9,7 +9,7 @@ import pytest
 import numtorch
 
 MODULES = [
-    "numtorch.nn.init", "numtorch.nn.functional", "numtorch.ops.activation",
+    "numtorch.nn.init", "numtorch.nn.functional", "numtorch.nn.grad", "numtorch.ops.activation",
     "numtorch.ops.loss", "numtorch.ops._cascade", "numtorch.ops.conv", "numtorch.ops.pooling",
     "numtorch.ops.normalization", "numtorch.ops.rnn_cells", "numtorch.ops.random_ops",
     "numtorch.nn.modules.activation",

@@ -1,0 +1,4 @@
+"""``torch.distributions.multinomial``."""
+from ._counts import Multinomial
+
+__all__ = ["Multinomial"]
