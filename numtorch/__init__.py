@@ -29,7 +29,8 @@ from ._dtype import (dtype, get_default_dtype, set_default_dtype, promote_types,
 from ._dtype import bool_ as bool  # noqa: E402
 from ._size import Size  # noqa: E402
 from ._device import (device, layout, strided, sparse_coo, memory_format,  # noqa: E402
-                      contiguous_format, preserve_format, channels_last)
+                      contiguous_format, preserve_format, channels_last,
+                      channels_last_3d)
 from ._tensor import Tensor  # noqa: E402
 from .storage import TypedStorage, UntypedStorage  # noqa: E402
 from . import ops as _ops  # noqa: E402

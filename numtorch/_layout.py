@@ -63,7 +63,7 @@ def _is_contiguous_as(sizes, strides, fmt):
     """``Tensor.is_contiguous(memory_format=fmt)`` computed from sizes and strides."""
     if fmt is channels_last:
         return len(sizes) == 4 and _dense_in_order(sizes, strides, (1, 3, 2, 0))
-    if fmt.name == "channels_last_3d":  # numtorch has no such format yet; PyTorch's rule
+    if fmt.name == "channels_last_3d":
         return len(sizes) == 5 and _dense_in_order(sizes, strides, (1, 4, 3, 2, 0))
     # contiguous_format (and preserve_format, which PyTorch checks the same way)
     n = 1

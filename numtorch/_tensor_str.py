@@ -346,6 +346,10 @@ def tensor_repr(t, *, tensor_contents=None):
     >>> tensor_repr(T())
     'tensor([0, 1, 2], dtype=torch.int32)'
     """
+    if type(t._data) is not np.ndarray:
+        from .func._batching import BatchedData, batched_repr
+        if isinstance(t._data, BatchedData):  # inside vmap: PyTorch's wrapper repr
+            return batched_repr(t)
     prefix = _prefix(t)
     arr = np.asarray(t._data)
     suffixes = _shape_suffixes(t, arr) + _autograd_suffixes(t) + _tangent_suffixes(t)

@@ -414,6 +414,97 @@ _TABLE.update({
         "reduction": lambda ctx: _REDUCTIONS.get(ctx.args[2], ctx.args[2]),
         "self": _saved(0), "target": _saved(1), "weight": _saved(2)},
 })
+
+
+def _pool_arg(name, default=None):
+    """A pooling argument as the functional wrapper noted it (``ops.pooling.keep_args``)."""
+    def get(ctx):
+        return ctx.__dict__.get("pool_args", {}).get(name, default)
+    return get
+
+
+def _pool_indices(ctx):
+    from ..ops.pooling import saved_indices
+    return saved_indices(ctx)
+
+
+_MAX_POOL = {name: _pool_arg(name) for name in ("dilation", "kernel_size", "padding", "stride")}
+_MAX_POOL.update(ceil_mode=_pool_arg("ceil_mode", False), result1=_pool_indices,
+                 self=_saved(0))
+_AVG_POOL = {name: _pool_arg(name) for name in ("divisor_override", "kernel_size", "padding",
+                                                "stride")}
+_AVG_POOL.update(ceil_mode=_pool_arg("ceil_mode", False),
+                 count_include_pad=_pool_arg("count_include_pad", True), self=_saved(0))
+for _n in (2, 3):
+    _TABLE[f"MaxPool{_n}DWithIndicesBackward0"] = _MAX_POOL
+    _TABLE[f"AvgPool{_n}DBackward0"] = _AVG_POOL
+    _TABLE[f"AdaptiveAvgPool{_n}DBackward0"] = _SELF
+    _TABLE[f"AdaptiveMaxPool{_n}DBackward0"] = {"result1": _saved(1), "self": _saved(0)}
+
+
+def _stat(k, shape=None):
+    """Statistic ``k`` (0: mean, 1: inverse std) a normalization node keeps on its ctx, shaped
+    as PyTorch's ``result1``/``result2`` (``shape(ctx, array)``); BatchNorm in eval mode
+    returns none (empty tensors)."""
+    def get(ctx):
+        import numpy as np
+        from .function import _FREED
+        from .._tensor import Tensor
+        if ctx._saved is _FREED:
+            raise freed_error()
+        x = ctx.saved_tensors[0]
+        if ctx.__dict__.get("training", True) is False:
+            return Tensor._make(np.empty(0, x._data.dtype), None, False)
+        a = np.asarray(ctx.stats[k], dtype=x._data.dtype)
+        return Tensor._make(a if shape is None else shape(ctx, a), None, False)
+    return get
+
+
+def _per_channel(ctx, a):
+    return a.reshape(-1)
+
+
+def _per_group(ctx, a):
+    return a.reshape(ctx.saved_tensors[0].shape[0], ctx.groups)
+
+
+def _group_sizes(k):
+    def get(ctx):
+        shape = ctx.saved_tensors[0].shape
+        hw = 1
+        for n in shape[2:]:
+            hw *= n
+        return (shape[0], shape[1], hw)[k]
+    return get
+
+
+_TABLE.update({
+    "NativeBatchNormBackward0": {
+        "eps": _ctx_attr("eps", 1e-5), "input": _saved(0),
+        "result1": _stat(0, _per_channel), "result2": _stat(1, _per_channel),
+        "running_mean": _saved(2), "running_var": _saved(3),
+        "training": _ctx_attr("training", True), "weight": _saved(1)},
+    "NativeLayerNormBackward0": {
+        "bias": _saved(2), "input": _saved(0),
+        "normalized_shape": lambda ctx: tuple(ctx.saved_tensors[0].shape[ctx.axes[0]:]),
+        "result1": _stat(0), "result2": _stat(1), "weight": _saved(1)},
+    "NativeGroupNormBackward0": {
+        "C": _group_sizes(1), "HxW": _group_sizes(2), "N": _group_sizes(0),
+        "eps": _ctx_attr("eps", 1e-5), "group": _ctx_attr("groups", 1), "input": _saved(0),
+        "result1": _stat(0, _per_group), "result2": _stat(1, _per_group),
+        "weight": _saved(1)},
+    "EmbeddingBackward0": {
+        "indices": _saved(0), "padding_idx": lambda ctx: _unsigned(ctx.padding_idx),
+        "scale_grad_by_freq": _ctx_attr("scale", False), "sparse": _ctx_attr("sparse", False),
+        "weight_sym_argsize_0": lambda ctx: ctx.shape[0]},
+    "LogSigmoidBackward0": {"buffer": _saved(1), "self": _saved(0)},
+    "GluBackward0": {"dim": _ctx_attr("dim", None), "self": _saved(0)},
+    "PreluKernelBackward0": {"self": _saved(0), "weight": _saved(1)},
+    "ClampBackward0": {"max": _saved(2), "min": _saved(1), "self": _saved(0)},
+    "LerpBackward0": {"weight": _ctx_attr("w", None)},
+    "LerpBackward1": {"end": _saved(1, needs=2), "self": _saved(0, needs=2),
+                      "weight": _saved(2)},
+})
 for _name in ("Exp", "Exp2", "Expm1", "Reciprocal", "Rsqrt", "Tan", "Tanh", "Sigmoid", "Relu",
               "Sqrt"):
     _TABLE[_name + "Backward0"] = _RESULT

@@ -9,6 +9,8 @@ from ._transforms import (grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessia
                           linearize)
 from ._vmap import vmap
 from ._functional_call import functional_call, stack_module_state
+from ._batch_norm import replace_all_batch_norm_modules_, debug_unwrap
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "linearize",
-           "vmap", "functional_call", "stack_module_state"]
+           "vmap", "functional_call", "stack_module_state", "replace_all_batch_norm_modules_",
+           "debug_unwrap"]

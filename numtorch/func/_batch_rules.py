@@ -361,16 +361,32 @@ def _convolution(cls, args, level):
 def _matmul(cls, args, level):
     from ..ops import linalg as L
     a, b = args
-    return wrap_outputs(L.MatmulND.apply(*_align([a, b], level)), level)
+    pa, pb = _align([a, b], level)
+    if pa.dim() == 3 and pb.dim() == 2:
+        # NOTE: as PyTorch's rule (at::matmul on the physical tensors): a batch of matrices
+        # times one matrix folds into a single mm, so vmap(f)(x) rounds as f(x) does on the
+        # stacked rows (``vmap(linear)`` equals ``linear`` of the whole batch bit for bit)
+        return wrap_outputs(L.matmul(pa, pb), level)
+    return wrap_outputs(L.MatmulND.apply(pa, pb), level)
 
 
 def _mv(cls, args, level):
+    from ..ops import linalg as L
     a, v = args
+    pa, pv = physical(a, level), physical(v, level)
+    if pa is None:      # one matrix, a batch of vectors: one mm (PyTorch's rule)
+        return wrap_outputs(L.mm(pv, a.t()), level)
+    if pv is None:      # a batch of matrices, one vector: folded into one mv
+        return wrap_outputs(L.matmul(pa, v), level)
     return (a @ v.unsqueeze(-1)).squeeze(-1)
 
 
 def _dot(cls, args, level):
+    from ..ops import linalg as L
     a, b = args
+    pa, pb = physical(a, level), physical(b, level)
+    if pa is None or pb is None:    # one vector against a batch: one mv (PyTorch's rule)
+        return wrap_outputs(L.mv(pb, a) if pa is None else L.mv(pa, b), level)
     return (a * b).sum(-1)
 
 
@@ -396,6 +412,24 @@ def _einsum(cls, args, level):
     return wrap_outputs(cls.apply(",".join(new_subs) + "->" + letter + out, *new_xs), level)
 
 
+_BN_RUNNING = (
+    "Batch norm got a batched tensor as input while the running_mean or running_var, which "
+    "will be updated in place, were not batched.\nIf you are using a module and do not need "
+    "eval mode, please set `track_running_stats` to be False.If you are using a prebuilt "
+    "module and do not need eval mode, please see the functorch website for resources on how "
+    "to patch your module to work with vmap")
+
+
+def _batch_norm(cls, args, level):
+    """Per sample; PyTorch's error when training would update unbatched running statistics
+    with batched values (``replace_all_batch_norm_modules_`` is the remedy)."""
+    x, rm, rv, training = args[0], args[3], args[4], args[5]
+    if training and physical(x, level) is not None and \
+            any(type(r) is np.ndarray for r in (rm, rv)):
+        raise RuntimeError(_BN_RUNNING)
+    return loop(cls, args, level)
+
+
 def _prod_all_args(p, x, args):
     return (p.reshape(p.shape[0], -1), 1, False, args[3])
 
@@ -413,7 +447,7 @@ def _op_modules():
     import importlib
     mods = {}
     for m in ("elementwise", "shape", "reduction", "indexing", "linalg", "activation", "loss",
-              "inplace", "conv"):
+              "inplace", "conv", "normalization"):
         try:
             mods[m] = importlib.import_module(f"numtorch.ops.{m}")
         except ImportError:   # a family not written yet
@@ -494,3 +528,4 @@ def _install_reductions_linalg_nn(put):
     put("loss", "MseLoss SmoothL1Loss HuberLoss SoftMarginLoss", _pointwise_loss)
     put("loss", "NllLoss NllLoss2d", _nll_loss)
     put("conv", "Convolution", _convolution)
+    put("normalization", "NativeBatchNorm", _batch_norm)

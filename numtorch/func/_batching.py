@@ -63,6 +63,10 @@ _CONTROL_FLOW = ("vmap: It looks like you're attempting to use a Tensor in some 
                  "control flow. We don't support that yet, please file an issue at "
                  "https://github.com/pytorch/pytorch/issues .")
 
+_DYNAMIC_SHAPE = ("vmap: We do not support batching operators that can output dynamic shape. "
+                  "Attempted to vmap over aten::{}. Please file an issue at "
+                  "https://github.com/pytorch/pytorch/issues if you need this feature.")
+
 _LIKE = (np.zeros_like, np.ones_like, np.empty_like, np.full_like)
 
 
@@ -88,12 +92,13 @@ class _ShapeOnly(np.ndarray):
 class BatchedData:
     """The ``_data`` of a batched tensor: logical metadata plus the physical tensor."""
 
-    __slots__ = ("tensor", "level", "shape", "dtype")
+    __slots__ = ("tensor", "level", "shape", "dtype", "bdim")
     flags = _Flags()
 
     def __init__(self, tensor, level):
         self.tensor = tensor
         self.level = level
+        self.bdim = 0   # only for printing: the in_dim an input was given with
         d = tensor._data
         self.shape = tuple(d.shape[1:])
         self.dtype = d.dtype
@@ -133,6 +138,13 @@ class BatchedData:
             raise RuntimeError(_CONTROL_FLOW if caller == "__bool__" else _ITEM)
         raise Unbatchable("ndarray.reshape on a batched tensor")
 
+    def item(self):
+        # NOTE: ``format(t, ".2f")`` of a 0-dim tensor reads ``_data.item()``
+        raise RuntimeError(_ITEM)
+
+    def tolist(self):
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
     @property
     def __array_interface__(self):
         # NOTE: read by in-place ops' overlap checks; also probed by NumPy's array coercion,
@@ -157,6 +169,11 @@ class BatchedData:
             # NOTE: only in-place ops write a batched value into a plain array (a tensor not
             # vmapped over); PyTorch refuses that rather than run it once per sample
             raise RuntimeError(_INPLACE_INTO_UNBATCHED)
+        if func in (np.argwhere, np.nonzero) and sys._getframe(1).f_code.co_name == "nonzero":
+            # as PyTorch, no per-sample loop: each sample's result has its own shape
+            raise RuntimeError(_DYNAMIC_SHAPE.format("nonzero") if func is np.argwhere else
+                               "Batching rule not implemented for aten::nonzero_numpy. We "
+                               "could not generate a fallback.")
         if func in (np.may_share_memory, np.shares_memory):   # overlap checks: physically
             return func(*[a.tensor._data if type(a) is BatchedData else a for a in args],
                         **kwargs)
@@ -290,6 +307,22 @@ def wrap(p, level):
     if ex is not None and ex.get("fw"):
         _wrap_tangents(p, t, level)
     return t
+
+
+def batched_repr(t):
+    """PyTorch's repr of a tensor inside ``vmap``: ``BatchedTensor(lvl=..., bdim=...,
+    value=...)`` around the repr of the tensor one level down (indented by four). ``lvl``
+    counts the active transforms from the outermost, as PyTorch's layer stack does."""
+    import textwrap
+    d = t._data
+    value = d.tensor
+    if d.bdim:
+        value = value.movedim(0, d.bdim)
+    S = _interpose.STATE
+    lvl = sum(1 for v in S.vmap_levels if v[0] <= d.level) + \
+        sum(1 for v in S.diff_levels if v <= d.level)
+    return (f"BatchedTensor(lvl={lvl}, bdim={d.bdim}, value=\n"
+            f"{textwrap.indent(repr(value), ' ' * 4)}\n)")
 
 
 def _wrap_tangents(p, t, level):

@@ -155,6 +155,9 @@ def _run(func, flat, spec, dims, size, out_dims, randomness, kwargs):
     try:
         batched = [wrap(x.movedim(d, 0) if d != 0 else x, level) if d is not None else x
                    for x, d in zip(flat, dims)]
+        for b, d in zip(batched, dims):
+            if d:   # printing shows an input's own layout and in_dim, as PyTorch
+                b._data.bdim = d % (b.dim() + 1)
         out = func(*_pytree.tree_unflatten(batched, spec), **kwargs)
         if randomness != "same" and not _same_rng(_rng_state(), before):
             if randomness == "error":

@@ -25,6 +25,7 @@ from ..ops import elementwise as E
 from ..ops import loss as LS
 from ..ops import normalization as N
 from ..ops import pooling as P
+from ..ops import _resample as RS
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..ops.conv import Convolution, ConvGeom, ConvTranspose
@@ -32,6 +33,7 @@ from ..ops._arg_errors import parser_int
 from ..ops.inplace import inplace as _inplace
 from ..ops.linalg import linear, einsum
 from ..ops._util import invalid_arguments, not_a_tensor, number_argument, wrap_dim
+from ..autograd._saved_attrs import keep_given, negative
 from .modules.utils import _ntuple, _pair, _single, _triple
 
 _make = Tensor._make
@@ -453,7 +455,8 @@ def glu(input, dim=-1):
                            f"{input.shape[d]}")
     if input._data.dtype.kind not in "fc":
         _floating_only(input, "glu_cpu")
-    return A.Glu.apply(input, d)
+    out = A.Glu.apply(input, d)
+    return keep_given(out, dim=dim) if negative(dim) else out
 
 
 def _softmax_dim(name, ndim, stacklevel):
@@ -1545,9 +1548,10 @@ class _Embedding(BuiltinFunction):
     _backward_name = "EmbeddingBackward0"
 
     @staticmethod
-    def forward(ctx, weight, idx, padding_idx, scale_by_freq):
+    def forward(ctx, weight, idx, padding_idx, scale_by_freq, sparse=False):
         ctx.shape, ctx.idx = weight.shape, idx
-        ctx.padding_idx, ctx.scale = padding_idx, scale_by_freq
+        ctx.padding_idx, ctx.scale, ctx.sparse = padding_idx, scale_by_freq, sparse
+        ctx.save_for_backward(idx)  # (PyTorch keeps the indices: grad_fn._saved_indices)
         return weight[idx]
 
     @staticmethod
@@ -1562,7 +1566,7 @@ class _Embedding(BuiltinFunction):
             keep = keep / counts[idx]
         from ..ops.indexing import IndexAddInto
         return IndexAddInto.apply(gflat * _const(keep[:, None]), ctx.shape, (idx,)), None, \
-            None, None
+            None, None, None
 
 
 def _embedding_renorm(weight, idx, max_norm, norm_type):
@@ -1606,7 +1610,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         _embedding_renorm(weight, idx, max_norm, norm_type)
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise IndexError("index out of range in self")
-    return _Embedding.apply(weight, idx, padding_idx, scale_grad_by_freq)
+    return _Embedding.apply(weight, idx, padding_idx, scale_grad_by_freq, bool(sparse))
 
 
 def _bag_inputs(input, offsets, per_sample_weights, include_last_offset):
@@ -2482,14 +2486,21 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, nsp):
     _check_pool_dims(input, nsp, f"max_pool{nsp}d")
-    geom, _ = _pool_geom(input, kernel_size, stride, padding, dilation, ceil_mode, nsp,
-                         f"max_pool{nsp}d")
+    geom, orig = _pool_geom(input, kernel_size, stride, padding, dilation, ceil_mode, nsp,
+                            f"max_pool{nsp}d")
     if input.dtype is D.bool_:
         raise NotImplementedError(f'"max_pool{nsp}d" not implemented for \'Bool\'')
     cls = P.named(P.MaxPool, f"MaxPool{nsp}DWithIndicesBackward0")
     # NOTE: without indices the op returns the values alone and skips the flat-index
     # arithmetic (its backward needs only each window's kernel offset)
-    return cls.apply(input, geom, bool(return_indices))
+    out = cls.apply(input, geom, bool(return_indices))
+    return P.keep_args(out, kernel_size=geom.kernel, stride=_shown_stride(stride, geom),
+                       padding=orig, dilation=geom.dilation, ceil_mode=bool(ceil_mode))
+
+
+def _shown_stride(stride, geom):
+    """A pooling stride as PyTorch's node keeps it: () where none was given."""
+    return () if stride is None or stride == [] or stride == () else geom.stride
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -2504,7 +2515,8 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     else:
         _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
     one = lambda v: (1,) + _single(v)
-    st = None if stride is None or stride == [] else one(stride)
+    # (PyTorch's 1-d pool passes its kernel as the stride when none is given)
+    st = one(kernel_size) if stride is None or stride == [] else one(stride)
     res = _max_pool(input.unsqueeze(-2), one(kernel_size), st, (0,) + _single(padding),
                     one(dilation), ceil_mode, return_indices, 2)
     if return_indices:
@@ -2652,7 +2664,11 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
     geom, orig = _pool_geom(input, kernel_size, stride, padding, 1, ceil_mode, nsp,
                             f"avg_pool{nsp}d")
     div = P.avg_divisor(geom, orig, count_include_pad, divisor_override, input._data.dtype)
-    return P.named(P.WindowSum, f"AvgPool{nsp}DBackward0").apply(input, geom, div)
+    out = P.named(P.WindowSum, f"AvgPool{nsp}DBackward0").apply(input, geom, div)
+    return P.keep_args(out, kernel_size=geom.kernel, stride=_shown_stride(stride, geom),
+                       padding=orig, ceil_mode=bool(ceil_mode),
+                       count_include_pad=bool(count_include_pad),
+                       divisor_override=divisor_override)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -2690,7 +2706,8 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
             raise RuntimeError(f"avg_pool1d() argument '{what}' should contain one int "
                                f"(got {len(v)})")
     one = lambda v: (1,) + _single(v)
-    st = None if stride is None or stride == [] or stride == () else one(stride)
+    # (PyTorch's 1-d pool passes its kernel as the stride when none is given)
+    st = one(kernel_size) if stride is None or stride == [] or stride == () else one(stride)
     out = _avg_pool(input.unsqueeze(-2), one(kernel_size), st, (0,) + _single(padding),
                     ceil_mode, count_include_pad, None, 2)
     return out.squeeze(-2)
@@ -2796,11 +2813,10 @@ def _adaptive_avg(input, output_size, nsp):
     input.size()  # PyTorch's wrapper reads it first (a non-tensor's AttributeError)
     out = _adaptive_sizes(input, output_size, nsp)
     _check_adaptive(input, out, nsp, "avg")
-    if tuple(out) == (1,) * nsp:   # PyTorch takes the mean here (MeanBackward1)
-        return input.mean(tuple(range(-nsp, 0)), keepdim=True)
-    sizes = input.shape[input.dim() - nsp:]
-    mats = [P.adaptive_avg_matrix(s, o) for s, o in zip(sizes, out)]
-    return P.axis_maps(input, mats, f"AdaptiveAvgPool{nsp}DBackward0")
+    if tuple(out) == (1,) * nsp:   # PyTorch takes the mean here (MeanBackward1), dims (-1, -2)
+        return input.mean(tuple(range(-1, -nsp - 1, -1)), keepdim=True)
+    return P.named(P.AdaptiveAvgPool, f"AdaptiveAvgPool{nsp}DBackward0").apply(input,
+                                                                              tuple(out))
 
 
 def adaptive_avg_pool2d(input, output_size):
@@ -3197,7 +3213,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         eps = float(np.finfo(x._data.dtype).eps)
     # NOTE: the weight multiplies in the math type (or the weight's wider dtype) before the
     # one cast back to the input's dtype, as PyTorch
-    out = x * (x.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+    out = x * E.AddScalar.apply(x.pow(2).mean(dims, keepdim=True), eps).rsqrt()
     return (out * weight if weight is not None else out).to(input.dtype)
 
 
@@ -3409,6 +3425,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
     out, scales = _interp_sizes(input, size, scale_factor, nsp)  # PyTorch's order of checks
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
     if antialias and not (mode in ("bilinear", "bicubic") and nsp == 2):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
                          "modes and requires a 4-D tensor as input")
@@ -3449,6 +3467,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             matrix = _cubic_matrix if mode == "bicubic" else _linear_matrix
             mats = [matrix(n, o, s, ac, dt) for n, o, s in zip(sizes, out, scales)]
             name = _INTERP_NAMES[mode]
+            if mode != "bicubic" and dt == np.float32:
+                # the forward rounded as PyTorch's kernels (the matrices serve backward)
+                taps = [RS.linear_taps(n, o, s, ac, dt) for n, o, s in zip(sizes, out, scales)]
+                return RS.resample_op(input, mats, name, taps, mode)
     else:
         raise NotImplementedError(f"numtorch's interpolate does not support mode '{mode}' "
                                   "(yet): use nearest, nearest-exact, linear, bilinear, "

@@ -392,12 +392,13 @@ class LogSigmoid(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return np.minimum(x, _s(x, 0)) - _libm.log1p(_libm.exp(-np.abs(x)))
+        buffer = np.asarray(_libm.exp(-np.abs(x)))
+        ctx.save_for_backward(x, buffer)  # (PyTorch keeps exp(-|x|): grad_fn._saved_buffer)
+        return np.minimum(x, _s(x, 0)) - _libm.log1p(buffer)
 
     @staticmethod
     def backward(ctx, g):
-        (x,) = ctx.saved_tensors
+        x = ctx.saved_tensors[0]
         return LogSigmoidBackwardKernel.apply(g, x)
 
 

@@ -151,6 +151,14 @@ def _bool_sub_error(dt):
                        "operator instead.")
 
 
+class AddScalar(Add):
+    """ATen's ``add.Scalar``: ``tensor + number`` inside PyTorch's C++ composites (rms_norm's
+    ``+ eps``), whose node is AddBackward1 with no edge for the number (Python's
+    ``t + 2.0`` is AddBackward0, the number wrapped as a tensor with edge ``(None, 0)``)."""
+    _backward_name = "AddBackward1"
+    _wrapped_scalars = ()
+
+
 class Sub(BuiltinFunction):
     """out = a - alpha * b;  da = g, db = -alpha * g."""
     _backward_name = "SubBackward0"

@@ -177,7 +177,8 @@ class NativeBatchNorm(BuiltinFunction):
     def forward(ctx, x, w, b, rm, rv, training, momentum, eps):
         axes = (0,) + tuple(range(2, x.ndim))
         cshape = _channel_shape(x.ndim)
-        ctx.save_for_backward(x, w)
+        # (the running stats only for grad_fn._saved_running_mean/var, as PyTorch keeps them)
+        ctx.save_for_backward(x, w, rm, rv)
         ctx.training, ctx.eps, ctx.axes = training, eps, axes
         exact = _bn_exact(x, w, b) and (training or (rm.dtype == rv.dtype == x.dtype))
         stats = None
@@ -202,7 +203,7 @@ class NativeBatchNorm(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
-        x, w = ctx.saved_tensors
+        x, w = ctx.saved_tensors[:2]
         cshape = _channel_shape(x.ndim)
         wb = None if w is None else w.reshape(cshape)
         nx, nw, nb = ctx.needs_input_grad[:3]
@@ -238,7 +239,7 @@ class NativeLayerNorm(BuiltinFunction):
         axes = tuple(range(x.ndim - k, x.ndim))
         mean, var = _row_moments(x, axes) if x.dtype.kind == "f" else moments(x, axes)[:2]
         rstd = (1.0 / np.sqrt(var + eps)).astype(x.dtype)
-        ctx.save_for_backward(x, w)
+        ctx.save_for_backward(x, w, b)  # (b only for grad_fn._saved_bias, as PyTorch keeps it)
         ctx.stats, ctx.eps, ctx.axes = (mean, rstd), eps, axes
         out = np.multiply(x, rstd)
         out = np.add(out, -rstd * mean, out=out) if out.dtype == x.dtype else out - rstd * mean
@@ -251,7 +252,7 @@ class NativeLayerNorm(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
-        x, w = ctx.saved_tensors
+        x, w = ctx.saved_tensors[:2]
         nx, nw, nb = ctx.needs_input_grad[:3]
         lead = tuple(range(x.ndim - len(ctx.axes)))
         gx, xhat = norm_grads(g, x, ctx.axes, ctx.eps, ctx.stats, w)
@@ -278,7 +279,7 @@ def _norm_grads_arrays(g, x, axes, stats, w):
 def _layer_norm_grads_arrays(ctx, g):
     """NativeLayerNorm's first-order gradients (x, w, b) computed on arrays (its
     ``_np_backward``); NotImplemented for mixed dtypes, which the Tensor formula promotes."""
-    x, w = ctx.saved_tensors
+    x, w = ctx.saved_tensors[:2]
     x = x._data
     dt = x.dtype
     if g.dtype != dt or (w is not None and w._data.dtype != dt):

@@ -20,7 +20,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.function import once_differentiable
 from ._base import BuiltinFunction
-from .conv import ConvGeom, col2im, pad_array, windows
+from .conv import ConvGeom, pad_array
 
 _make = Tensor._make
 
@@ -53,13 +53,14 @@ class MaxPool(BuiltinFunction):
         if not (with_indices or ctx.needs_input_grad[0]):
             return _window_max(xp, slices)
         out, arg = _window_argmax(xp, slices, _first_valid(geom, L))
-        ctx.save_for_backward(arg)
+        # (x: PyTorch saves the input, grad_fn._saved_self, and so checks its version)
+        ctx.save_for_backward(x, arg)
         ctx.geom, ctx.shape = geom, x.shape
         return (out, _flat_index(arg, L, geom)) if with_indices else out
 
     @staticmethod
     def backward(ctx, g, _gidx=None):
-        arg = ctx.saved_tensors[0]._data
+        arg = ctx.saved_tensors[1]._data
         nsp = len(ctx.geom.kernel)
         cls = named(MaxPoolScatter, f"MaxPool{nsp}DWithIndicesBackwardBackward0")
         return cls.apply(g, arg, ctx.geom, ctx.shape), None, None
@@ -126,6 +127,23 @@ def _flat_index(arg, L, geom):
         pos = start + ks[i] * geom.dilation[i]
         flat = flat * geom.in_size[i] + pos
     return flat
+
+
+def keep_args(out, **args):
+    """Note on the node of ``out`` (a Tensor or a tuple of one node's outputs) the pooling
+    arguments as PyTorch's node shows them (``grad_fn._saved_kernel_size`` ...); nothing
+    when no node was recorded."""
+    node = (out[0] if type(out) is tuple else out)._grad_fn
+    if node is not None:
+        node.pool_args = args
+    return out
+
+
+def saved_indices(ctx):
+    """A max pool's flat indices (PyTorch's ``result1``), derived from the kept offsets."""
+    arg = ctx.saved_tensors[1]._data
+    nsp = len(ctx.geom.kernel)
+    return _make(_flat_index(arg, arg.shape[arg.ndim - nsp:], ctx.geom), None, False)
 
 
 def _offset_dtype(n):
@@ -215,7 +233,7 @@ def _crop(xp, geom):
 
 def _indices_backward(ctx, g):
     """dx of a pooling op that saved flat spatial indices (adaptive, fractional max)."""
-    (idx,) = ctx.saved_tensors
+    idx = ctx.saved_tensors[-1]
     return scatter_back(g, idx, ctx.shape, ctx.nsp)
 
 
@@ -285,11 +303,17 @@ class WindowSum(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, x, geom, divisor):
+        ctx.save_for_backward(x)  # (PyTorch keeps the input: grad_fn._saved_self)
         ctx.geom, ctx.divisor = geom, divisor
-        win = windows(pad_array(x, geom.pad), geom.out_size(), geom.kernel, geom.stride,
-                      geom.dilation)
-        nsp = len(geom.kernel)
-        s = win.sum(axis=tuple(range(x.ndim, x.ndim + nsp)), dtype=x.dtype)
+        xp = pad_array(x, geom.pad)
+        slices = _offset_slices(geom, geom.out_size(), x.ndim)
+        # NOTE: PyTorch adds a window's elements one by one, in row-major order, to a zero
+        # sum (padding adds nothing): the same order here, one pass per kernel offset, so
+        # the same rounding (NumPy's pairwise sum of a window rounds differently), and the
+        # zero start turns a window of -0.0 into +0.0 as there
+        s = np.add(xp[slices[0]], x.dtype.type(0))
+        for sl in slices[1:]:
+            s += xp[sl]
         if divisor is None:
             return s
         return _int_divide(s, divisor) if x.dtype.kind in "iu" else s / divisor
@@ -309,9 +333,13 @@ class WindowScatter(BuiltinFunction):
     def forward(ctx, g, geom):
         ctx.geom = geom
         nsp = len(geom.kernel)
-        lead, L = g.shape[:g.ndim - nsp], g.shape[g.ndim - nsp:]
-        cols = np.broadcast_to(g.reshape(lead + (1,) * nsp + L), lead + geom.kernel + L)
-        return col2im(cols, geom)
+        lead = g.shape[:g.ndim - nsp]
+        out = np.zeros(lead + geom.padded_size(), g.dtype)
+        # NOTE: PyTorch adds each window's share in output order; an input element takes
+        # the windows covering it in that order when the kernel offsets run backwards
+        for sl in reversed(_offset_slices(geom, g.shape[g.ndim - nsp:], g.ndim)):
+            out[sl] += g
+        return _crop(out, geom)
 
     @staticmethod
     def backward(ctx, gg):
@@ -441,11 +469,99 @@ def adaptive_ranges(n_in, n_out):
     return start, end
 
 
-def adaptive_avg_matrix(n_in, n_out):
-    start, end = adaptive_ranges(n_in, n_out)
-    cols = np.arange(n_in)
-    inside = (cols >= start[:, None]) & (cols < end[:, None])
-    return inside / (end - start)[:, None]
+def _adaptive_taps(in_size, out_size):
+    """PyTorch's order of adding an adaptive window's elements: per kernel offset (row-major,
+    up to the longest window), the index of that element in each dim's windows (clamped
+    where a window is shorter), whether it is inside, and each dim's window lengths."""
+    ranges = [adaptive_ranges(n, o) for n, o in zip(in_size, out_size)]
+    lengths = [end - start for start, end in ranges]
+    nsp = len(ranges)
+    taps = []
+    for offs in itertools.product(*(range(int(n.max(initial=0))) for n in lengths)):
+        idx, inside = [], True
+        for i, ((start, _), n, k) in enumerate(zip(ranges, lengths, offs)):
+            shape = [1] * nsp
+            shape[i] = -1
+            idx.append(np.minimum(start + k, in_size[i] - 1).reshape(shape))
+            inside = inside & (k < n).reshape(shape)
+        taps.append((tuple(idx), None if np.all(inside) else inside))
+    return taps, lengths
+
+
+def _accumulator(dtype):
+    """PyTorch's accumulation type for a pooling sum (float32 for half precision)."""
+    return np.dtype(np.float32) if dtype == np.float16 else dtype
+
+
+class AdaptiveAvgPool(BuiltinFunction):
+    """out = each adaptive window's sum (added as PyTorch adds it) / its length per dim;
+    dx = AdaptiveAvgScatter(g): the two are each other's adjoint, so this differentiates
+    to any order."""
+    _backward_name = "AdaptiveAvgPool2DBackward0"
+
+    @staticmethod
+    def forward(ctx, x, out_size):
+        ctx.save_for_backward(x)  # (PyTorch keeps the input: grad_fn._saved_self)
+        nsp = len(out_size)
+        ctx.in_size = x.shape[x.ndim - nsp:]
+        return _adaptive_sum(x, ctx.in_size, tuple(out_size))
+
+    @staticmethod
+    def backward(ctx, g):
+        nsp = len(ctx.in_size)
+        cls = named(AdaptiveAvgScatter, f"AdaptiveAvgPool{nsp}DBackwardBackward0")
+        return cls.apply(g, ctx.in_size), None
+
+
+def _adaptive_sum(x, in_size, out_size):
+    nsp = len(out_size)
+    lead = x.shape[:x.ndim - nsp]
+    acc = np.zeros(lead + out_size, _accumulator(x.dtype))
+    taps, lengths = _adaptive_taps(in_size, out_size)
+    for idx, inside in taps:
+        v = x[(Ellipsis,) + idx]
+        acc += v if inside is None else np.where(inside, v, 0)
+    for i, n in enumerate(lengths):  # PyTorch: sum / kh / kw
+        shape = [1] * nsp
+        shape[i] = -1
+        acc /= n.astype(acc.dtype).reshape(shape)
+    return acc.astype(x.dtype, copy=False)
+
+
+class AdaptiveAvgScatter(BuiltinFunction):
+    """out = each g / window lengths added over its adaptive window (in PyTorch's order);
+    dg = AdaptiveAvgPool(gg)."""
+    _backward_name = "AdaptiveAvgPool2DBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, in_size):
+        nsp = len(in_size)
+        out_size = g.shape[g.ndim - nsp:]
+        ctx.in_size, ctx.out_size = in_size, out_size
+        lead = g.shape[:g.ndim - nsp]
+        taps, lengths = _adaptive_taps(in_size, out_size)
+        delta = g.astype(_accumulator(g.dtype))
+        for i, n in enumerate(lengths):  # PyTorch: grad / kh / kw
+            shape = [1] * nsp
+            shape[i] = -1
+            delta = delta / n.astype(delta.dtype).reshape(shape)
+        out = np.zeros(lead + tuple(in_size), delta.dtype)
+        at = (slice(None),) * len(lead)
+        # NOTE: PyTorch adds each window's share in output order (so an element covered by
+        # several windows sums them in that order): one np.add.at over (*outputs, tap)
+        # indices, which it applies in that C order
+        index = tuple(np.stack([np.broadcast_to(idx[d], out_size) for idx, _ in taps], -1)
+                      for d in range(nsp))
+        inside = np.stack([np.ones(out_size, bool) if m is None else
+                           np.broadcast_to(m, out_size) for _, m in taps], -1)
+        np.add.at(out, at + index, np.where(inside, delta[..., None], 0))
+        return out.astype(g.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gg):
+        nsp = len(ctx.in_size)
+        cls = named(AdaptiveAvgPool, f"AdaptiveAvgPool{nsp}DBackward0")
+        return cls.apply(gg, ctx.out_size), None
 
 
 class AdaptiveMaxPool(BuiltinFunction):
@@ -471,7 +587,7 @@ class AdaptiveMaxPool(BuiltinFunction):
                 flat = flat * S[i] + local[i] + sl[i].start
             idx[(Ellipsis,) + pos] = flat
         ctx.shape, ctx.nsp = x.shape, nsp
-        ctx.save_for_backward(idx)
+        ctx.save_for_backward(x, idx)  # (x: PyTorch's grad_fn._saved_self)
         return out, idx
 
     @staticmethod

@@ -780,27 +780,43 @@ def _check_dof(op, input, dims, c):
                   "ReduceOps.cpp:1861.)")
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+class _NoDim:
+    """The default of ``var``'s ``dim``: all dims, told apart from an explicit ``dim=None``
+    (after which PyTorch's node shows the correction, 1, where after ``x.var()`` it shows
+    None)."""
+
+    def __repr__(self):
+        return "None"
+
+
+_ALL_DIMS = _NoDim()
+
+
+def var(input, dim=_ALL_DIMS, unbiased=None, keepdim=False, *, correction=None):
     """Variance over ``dim`` with Bessel's ``correction`` (1 by default)."""
+    given, dim = dim is not _ALL_DIMS, None if dim is _ALL_DIMS else dim
     dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction)
     _check_dof("var", input, dims, c)
-    return _spread_given(Var.apply(input, dims, c, keepdim), dim, unbiased, correction)
+    return _spread_given(Var.apply(input, dims, c, keepdim), dim, unbiased, correction,
+                         given)
 
 
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std(input, dim=_ALL_DIMS, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation over ``dim`` with Bessel's ``correction`` (1 by default)."""
+    given, dim = dim is not _ALL_DIMS, None if dim is _ALL_DIMS else dim
     dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction)
     _check_dof("std", input, dims, c)
-    return _spread_given(Std.apply(input, dims, c, keepdim), dim, unbiased, correction)
+    return _spread_given(Std.apply(input, dims, c, keepdim), dim, unbiased, correction,
+                         given)
 
 
-def _spread_given(res, dim, unbiased, correction):
+def _spread_given(res, dim, unbiased, correction, dim_given=True):
     """``res`` with the node remembering ``dim`` and ``correction`` as PyTorch's node keeps
     them (see keep_given): no dim (None) for all of them, a negative one as given, and no
-    correction (None) when neither it nor ``unbiased`` was given for all the dims."""
+    correction (None) when none of it, ``unbiased`` or ``dim`` was given."""
     if dim is None or type(dim) is bool:
         return keep_given(res, dim=None, correction=None if correction is None and
-                          unbiased is None and dim is None else _correction(
+                          unbiased is None and not dim_given else _correction(
                               dim if type(dim) is bool else unbiased, correction))
     return keep_given(res, dim=_given_dims(dim)) if negative(dim) else res
 
@@ -856,20 +872,24 @@ class StdMean(VarMean):
 half_in_float32(StdMean)
 
 
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var_mean(input, dim=_ALL_DIMS, unbiased=None, keepdim=False, *, correction=None):
+    given, dim = dim is not _ALL_DIMS, None if dim is _ALL_DIMS else dim
     dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction)
     if input._data.dtype.kind not in "fc":
         raise RuntimeError("var_mean only support floating point and complex dtypes")
     _check_dof("var_mean", input, dims, c)
-    return _spread_given(VarMean.apply(input, dims, c, keepdim), dim, unbiased, correction)
+    return _spread_given(VarMean.apply(input, dims, c, keepdim), dim, unbiased, correction,
+                         given)
 
 
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std_mean(input, dim=_ALL_DIMS, unbiased=None, keepdim=False, *, correction=None):
+    given, dim = dim is not _ALL_DIMS, None if dim is _ALL_DIMS else dim
     dims, c, keepdim = _var_args(input, dim, unbiased, keepdim, correction)
     if input._data.dtype.kind not in "fc":
         raise RuntimeError("std_mean only support floating point and complex dtypes")
     _check_dof("std_mean", input, dims, c)
-    return _spread_given(StdMean.apply(input, dims, c, keepdim), dim, unbiased, correction)
+    return _spread_given(StdMean.apply(input, dims, c, keepdim), dim, unbiased, correction,
+                         given)
 
 
 # ---- scans ------------------------------------------------------------------------------

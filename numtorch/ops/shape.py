@@ -15,8 +15,8 @@ from .._tensor import Tensor
 from ._base import BuiltinFunction
 from ..autograd._saved_attrs import keep_given, negative
 from ..autograd.grad_mode import STATE
-from ._util import (index_argument, int_argument, reshape_array, result_np, sum_to_shape_array, wrap_dim,
-                    wrap_dims)
+from ._util import (index_argument, int_argument, reshape_array, result_np, sum_to_shape_array,
+                    tp_name, wrap_dim, wrap_dims)
 
 _make = Tensor._make
 
@@ -875,13 +875,15 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 
 class Clone(BuiltinFunction):
     """out = copy of x (keeping its layout; C-contiguous with order 'C'; channels-last, NHWC
-    in memory, with order 'CL');  dx = g."""
+    in memory, with order 'CL'; NDHWC with 'CL3');  dx = g."""
     _backward_name = "CloneBackward0"
 
     @staticmethod
     def forward(ctx, x, order="K"):
         if order == "CL":
             return np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+        if order == "CL3":
+            return np.ascontiguousarray(x.transpose(0, 2, 3, 4, 1)).transpose(0, 4, 1, 2, 3)
         return np.array(x, copy=True, order=order)
 
     @staticmethod
@@ -891,11 +893,15 @@ class Clone(BuiltinFunction):
 
 def _memory_order(input, memory_format):
     """Clone's order for a ``memory_format`` (None and preserve_format keep the layout)."""
-    from .._device import channels_last, contiguous_format
+    from .._device import channels_last, channels_last_3d, contiguous_format
     if memory_format is channels_last:
         if input.ndim != 4:
             raise RuntimeError("required rank 4 tensor to use channels_last format")
         return "CL"
+    if memory_format is channels_last_3d:
+        if input.ndim != 5:
+            raise RuntimeError("required rank 5 tensor to use channels_last_3d format")
+        return "CL3"
     if memory_format is contiguous_format:
         return "C"
     if memory_format is None or memory_format.name == "preserve_format":
@@ -1012,7 +1018,7 @@ def _tensor_list(tensors, op):
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                            f"{type(t).__name__}")
+                            f"{tp_name(t)}")
     return tensors
 
 

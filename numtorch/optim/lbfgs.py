@@ -19,6 +19,9 @@ from .optimizer import Optimizer, check_lr, to_scalar
 
 __all__ = ["LBFGS"]
 
+# the state PyTorch writes after its iteration loop, in its order
+_STORED_LAST = ("d", "t", "old_dirs", "old_stps", "ro", "H_diag", "prev_flat_grad", "prev_loss")
+
 
 def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
     """Minimiser of the cubic through (x1, f1, g1) and (x2, f2, g2), kept within bounds."""
@@ -176,7 +179,13 @@ class LBFGS(Optimizer):
         flat_grad = self._gather_flat_grad()
         if flat_grad.abs().max() <= group["tolerance_grad"]:
             return orig_loss
+        fresh = "d" not in state
         self._iterate(closure, group, state, loss, flat_grad)
+        if fresh:
+            # PyTorch stores these once, after the loop (``al`` is made inside it): keep its
+            # key order, which ``optimizer.state_dict()`` prints
+            for key in _STORED_LAST:
+                state[key] = state.pop(key)
         return orig_loss
 
     def _direction(self, state, flat_grad, history_size):

@@ -40,6 +40,7 @@ MODULES = [
     "numtorch.optim.asgd", "numtorch.optim.rprop", "numtorch.optim.swa_utils",
     "numtorch.nn.modules.lazy", "numtorch.nn.parallel", "numtorch.nn.utils.prune",
     "numtorch.nn.utils.fusion", "numtorch.nn.utils.stateless", "numtorch.nn.utils.init",
+    "numtorch.nn.utils.memory_format",
     "numtorch.utils.data.distributed",
 ]
 

@@ -176,3 +176,59 @@ def test_errors(fn):
 def test_plain_helper_sees_packed_sequences_as_tuples(torch):
     p = R.pack_sequence([numtorch.ones(1)])
     assert plain(p)[1] == ("tensor", "int64", (1,), [1])
+
+
+# A packed LSTM skips PyTorch's Python checks: its kernel's own messages, in its order.
+def _lstm_packed(hx, lengths=(3, 2), features=2, **kwargs):
+    def run(lib):
+        lib.manual_seed(0)
+        m = lib.nn.LSTM(2, 3, **kwargs)
+        seqs = [lib.randn(n, features) for n in lengths]
+        return m(lib.nn.utils.rnn.pack_sequence(seqs), None if hx is None else hx(lib))
+    return run
+
+
+LSTM_PACKED_ERRORS = [
+    _lstm_packed(None, features=5),
+    _lstm_packed(lambda lib: (lib.zeros(1, 3, 3), lib.zeros(1, 3, 3))),
+    _lstm_packed(lambda lib: (lib.zeros(1, 2, 3), lib.zeros(1, 3, 3))),
+    _lstm_packed(lambda lib: (lib.zeros(1, 1, 3), lib.zeros(1, 2, 3))),
+    _lstm_packed(lambda lib: (lib.zeros(1, 2, 4), lib.zeros(1, 2, 4))),
+    _lstm_packed(lambda lib: (lib.zeros(1, 2, 4), lib.zeros(1, 2, 3))),
+    _lstm_packed(lambda lib: (lib.zeros(2, 2, 3), lib.zeros(2, 2, 3))),
+    _lstm_packed(lambda lib: (lib.zeros(1, 2, 3), lib.zeros(1, 2, 3)), bidirectional=True),
+    _lstm_packed(lambda lib: (lib.zeros(2, 3), lib.zeros(2, 3))),
+    _lstm_packed(lambda lib: (lib.zeros(1, 2, 3),)),
+    _lstm_packed(lambda lib: (lib.zeros(1, 2, 3, dtype=lib.float64), lib.zeros(1, 2, 3))),
+    _lstm_packed(lambda lib: (lib.zeros(1, 2, 3), lib.zeros(1, 2, 3)), proj_size=2),
+]
+
+
+@pytest.mark.parametrize("fn", LSTM_PACKED_ERRORS,
+                         ids=[str(i) for i in range(len(LSTM_PACKED_ERRORS))])
+def test_lstm_packed_errors(fn):
+    check_error(fn)
+
+
+@pytest.mark.parametrize("hx", [lambda lib: (lib.zeros(1, 2, 3), lib.ones(1, 1, 3)),
+                                lambda lib: (lib.zeros(1, 2, 3), lib.ones(2, 2, 3))],
+                         ids=["one_row_c0", "extra_c0_layer"])
+def test_lstm_packed_accepts_what_the_kernel_reads(torch, hx):
+    """A one-row c0 broadcasts over the batch, and c0 layers past h0's go unread."""
+    check_same(lambda lib: _lstm_packed(hx)(lib)[1])
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN"])
+@pytest.mark.parametrize("lengths", [(3, 3), (3, 2), (2,)])
+def test_packed_output_grad_fn(torch, mode, lengths):
+    """A float32 LSTM over equally long sequences runs as a padded batch in PyTorch."""
+    def run(lib):
+        lib.manual_seed(0)
+        m = getattr(lib.nn, mode)(2, 3, num_layers=2, bidirectional=True)
+        x = lib.nn.utils.rnn.pack_sequence([lib.randn(n, 2) for n in lengths])
+        out, h = m(x)
+        h = h[0] if mode == "LSTM" else h
+        out.data.sum().backward()
+        return (out.data, out.data.grad_fn.name(), h, h.grad_fn.name(),
+                m.weight_hh_l1_reverse.grad)
+    check_same(run)

@@ -113,3 +113,30 @@ def test_stateless_functional_call(torch):
         return out.detach().numpy(), m.weight.detach().numpy()
     for a, b in zip(run(numtorch), run(torch)):
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_skip_init_of_a_non_class(torch):
+    check_error(lambda lib: lib.nn.utils.skip_init(3))
+
+
+def test_old_weight_norm_warning_is_attributed_to_the_library(torch):
+    """PyTorch's deprecation warning names its own weight_norm.py, so a script sees it once
+    however many modules it wraps."""
+    import os
+    import warnings
+
+    def run(lib):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            lib.nn.utils.weight_norm(lib.nn.Linear(2, 2))
+        return [(w.category.__name__, str(w.message), os.path.basename(w.filename))
+                for w in caught]
+    assert run(numtorch) == run(torch)
+
+
+def test_clip_grad_norm_of_a_none_max_norm(torch):
+    def run(lib):
+        p = lib.nn.Parameter(lib.ones(2))
+        p.grad = lib.ones(2)
+        lib.nn.utils.clip_grad_norm_([p], None)
+    check_error(run)

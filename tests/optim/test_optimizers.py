@@ -210,6 +210,28 @@ def test_lbfgs_matches_torch_in_float64(torch, kwargs):
     assert mine[2] == ref[2]
 
 
+@pytest.mark.parametrize("kwargs", [{}, {"max_iter": 1}, {"line_search_fn": "strong_wolfe"}],
+                         ids=["plain", "one-iteration", "strong_wolfe"])
+def test_lbfgs_state_dict_key_order_matches_torch(torch, kwargs):
+    # print(optimizer.state_dict()) shows the state in insertion order: PyTorch stores most of
+    # it after the iteration loop (``al`` inside it, from the second iteration on)
+    def keys(lib):
+        w = lib.nn.Parameter(lib.tensor([0.5, -1.5, 2.0]))
+        opt = lib.optim.LBFGS([w], **kwargs)
+
+        def closure():
+            opt.zero_grad()
+            loss = ((w - 1) ** 4).sum()
+            loss.backward()
+            return loss
+        order = []
+        for _ in range(3):
+            opt.step(closure)
+            order.append(list(opt.state_dict()["state"][0]))
+        return order
+    assert keys(numtorch) == keys(torch)
+
+
 # ---- bit-exact updates with fixed gradients ------------------------------------------------
 def _exact_sqrt(monkeypatch, torch):
     """Give torch a correctly rounded sqrt. NOTE: PyTorch's CPU sqrt goes through MKL's vector

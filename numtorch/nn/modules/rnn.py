@@ -302,7 +302,7 @@ class RNNBase(Module):
 
     def _forward_packed(self, packed, hx, real_hidden):
         """Forward of a PackedSequence: (PackedSequence output, final hidden state)."""
-        from ... import stack, zeros
+        from ... import float32, stack, zeros
         from ..utils.rnn import PackedSequence
         data, batch_sizes, sorted_indices, unsorted_indices = packed
         sizes = batch_sizes.tolist()
@@ -314,7 +314,10 @@ class RNNBase(Module):
                             dtype=data.dtype)) if lstm else h0
         else:
             hx = self.permute_hidden(hx, sorted_indices)
-        self.check_input(data, sizes)
+        if lstm and isinstance(hx, (tuple, list)):
+            hx = _packed_lstm_checks(self, data, sizes[0], hx)
+        else:
+            self.check_input(data, sizes)
         exp = (self.num_layers * dirs, sizes[0])
         if lstm:
             self.check_hidden_size(hx[0], exp + (real_hidden,),
@@ -325,7 +328,13 @@ class RNNBase(Module):
         else:
             self.check_hidden_size(hx, exp + (real_hidden,))
             states = list(hx.unbind(0))
-        out, finals = self._run(data, states, sizes)
+        if lstm and not self.proj_size and data.dtype is float32 and min(sizes) == sizes[0]:
+            # NOTE: PyTorch's kernel runs a float32 LSTM over equally long sequences as a
+            # padded batch (its oneDNN path), so the output data comes back through a view
+            out, finals = self._run(data.view(len(sizes), sizes[0], -1), states)
+            out = out.view(-1, out.size(-1))
+        else:
+            out, finals = self._run(data, states, sizes)
         hidden = (stack([f[0] for f in finals], 0), stack([f[1] for f in finals], 0)) \
             if lstm else stack(finals, 0)
         return (PackedSequence(out, batch_sizes, sorted_indices, unsorted_indices),
@@ -379,6 +388,56 @@ class RNNBase(Module):
 
 
 # ---- packed sequences (PyTorch's PackedLayer / ReversedPackedLayer) -----------------------
+def _packed_lstm_checks(m, data, batch, hx):
+    """PyTorch's LSTM skips its Python checks for a PackedSequence, so a bad input or state
+    fails in the kernel instead: its checks and messages, in its order. Returns (h0, c0) as
+    the kernel reads them (a one-row c0 broadcasts, extra c0 layers go unread)."""
+    from ..._dtype import SCALAR_NAMES
+    if len(hx) != 2:
+        raise RuntimeError("lstm expects two hidden states")
+    h, c = hx
+    for t in (h, c):  # the kernel reads size(2) of both to see whether there are projections
+        if t.dim() == 0:
+            raise IndexError("dimension specified as 2 but tensor has no dimensions")
+        if t.dim() < 3:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-t.dim()}, {t.dim() - 1}], but got 2)")
+    per_cell = (4 if m.bias else 2) + (h.size(2) != c.size(2))
+    if len(m._flat_weights) % per_cell:
+        raise RuntimeError("got an incorrect number of RNN parameters")
+    layers = h.size(0)
+    if m.bidirectional:
+        if layers % 2:
+            raise RuntimeError("Odd number of params or hiddens given to a bidirectional RNN")
+        layers //= 2
+    if layers != m.num_layers:
+        raise RuntimeError("Expected more hidden states in stacked_rnn")
+
+    def matmul_check(x, w):  # x @ w.T, as the kernel's linear checks it
+        if x.dtype != w.dtype:
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                               f"{SCALAR_NAMES[x.dtype]} and {SCALAR_NAMES[w.dtype]}")
+        if x.size(-1) != w.size(1):
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                               f"({x.numel() // max(x.size(-1), 1)}x{x.size(-1)} and "
+                               f"{w.size(1)}x{w.size(0)})")
+    matmul_check(data, m.weight_ih_l0)  # the whole layer's input projection comes first
+    matmul_check(h[0], m.weight_hh_l0)
+    gates = 4 * m.hidden_size
+    if h.size(1) != batch:  # (h W_hh^T).add_(input gates of the first step)
+        if h.size(1) == 1:
+            raise RuntimeError(f"output with shape [1, {gates}] doesn't match the broadcast "
+                               f"shape [{batch}, {gates}]")
+        raise RuntimeError(f"The size of tensor a ({h.size(1)}) must match the size of "
+                           f"tensor b ({batch}) at non-singleton dimension 0")
+    if c.size(1) not in (batch, 1):  # forget gate * c0
+        raise RuntimeError(f"The size of tensor a ({batch}) must match the size of tensor b "
+                           f"({c.size(1)}) at non-singleton dimension 0")
+    if c.size(0) != h.size(0) or c.size(1) != batch:
+        c = c[:h.size(0)].expand(h.size(0), batch, c.size(2))
+    return h, c
+
+
 def _slice_state(state, start, stop):
     if isinstance(state, tuple):
         return tuple(s[start:stop] for s in state)

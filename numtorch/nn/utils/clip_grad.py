@@ -45,6 +45,7 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
 def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     """Scale the gradients by min(1, max_norm / (total_norm + 1e-6)), in place."""
     grads = [p.grad for p in _tensors(parameters) if p.grad is not None]
+    max_norm = float(max_norm)  # PyTorch's TypeError for a max_norm of None
     if not grads:
         return
     with no_grad():

@@ -19,7 +19,7 @@ def skip_init(module_cls, *args, **kwargs):
     """
     from ..modules.module import Module
     from ... import get_rng_state, set_rng_state
-    if not (isinstance(module_cls, type) and issubclass(module_cls, Module)):
+    if not issubclass(module_cls, Module):  # a non-class: issubclass's own TypeError
         raise RuntimeError(f"Expected a Module; got {module_cls}")
     if "device" not in inspect.signature(module_cls).parameters:
         raise RuntimeError("Module must support a 'device' arg to skip initialization")

@@ -20,6 +20,8 @@ import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 
+from ..._naming import use_torch_names
+
 __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured",
            "L1Unstructured", "RandomStructured", "LnStructured", "CustomFromMask", "identity",
            "random_unstructured", "l1_unstructured", "random_structured", "ln_structured",
@@ -447,3 +449,6 @@ def is_pruned(module):
     """Whether any submodule of ``module`` carries a pruning hook."""
     return any(isinstance(h, BasePruningMethod) for _, sub in module.named_modules()
                for h in sub._forward_pre_hooks.values())
+
+
+use_torch_names(globals())  # the methods print as torch.nn.utils.prune.* where torch is numtorch

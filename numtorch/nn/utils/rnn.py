@@ -20,6 +20,7 @@ from collections import namedtuple
 import numpy as np
 
 from ... import _dtype as D
+from ..._naming import torch_named
 from ..._tensor import Tensor
 from ...ops._base import BuiltinFunction
 
@@ -31,6 +32,7 @@ _Fields = namedtuple("PackedSequence_", ["data", "batch_sizes", "sorted_indices"
                                          "unsorted_indices"])
 
 
+@torch_named  # prints as torch.nn.utils.rnn.PackedSequence where torch is numtorch
 class PackedSequence(_Fields):
     """A packed batch: ``data`` (sum of lengths, *), ``batch_sizes`` (int64 per time step),
     and the permutations ``sorted_indices`` / ``unsorted_indices`` between the caller's batch

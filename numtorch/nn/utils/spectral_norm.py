@@ -8,6 +8,7 @@ iterations in training mode.
 >>> sorted(m.state_dict())
 ['bias', 'weight_orig', 'weight_u', 'weight_v']
 """
+from ..._naming import use_torch_names
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
@@ -99,3 +100,6 @@ def remove_spectral_norm(module, name="weight"):
             del module._forward_pre_hooks[k]
             return module
     raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+
+
+use_torch_names(globals())  # hooks print as torch.nn.utils.* where torch is numtorch

@@ -11,6 +11,7 @@ and a forward pre-hook recomputing ``<name> = g * v / ||v||`` before each call.
 """
 import warnings
 
+from ..._naming import use_torch_names
 from ...ops.weight_norm import norm_except_dim, weight_norm as _weight_norm
 from ..parameter import Parameter
 
@@ -32,7 +33,7 @@ class WeightNorm:
     def apply(module, name, dim):
         warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
                       "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning,
-                      stacklevel=3)
+                      stacklevel=2)  # attributed to weight_norm(), so shown once, as in PyTorch
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, WeightNorm) and hook.name == name:
                 raise RuntimeError(f"Cannot register two weight_norm hooks on the same "
@@ -73,3 +74,6 @@ def remove_weight_norm(module, name="weight"):
             del module._forward_pre_hooks[k]
             return module
     raise ValueError(f"weight_norm of '{name}' not found in {module}")
+
+
+use_torch_names(globals())  # hooks print as torch.nn.utils.* where torch is numtorch

@@ -18,6 +18,7 @@ from typing import Generic
 from ._collate import default_collate, default_convert
 from ._multiprocessing import _MultiProcessingDataLoaderIter
 from ._single_process import _SingleProcessDataLoaderIter
+from ._worker import get_worker_info  # noqa: F401  (PyTorch's module has it too)
 from .dataset import IterableDataset, T_co, TensorDataset  # noqa: F401  (doctest)
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 from ..._naming import use_torch_names
@@ -85,6 +86,8 @@ class DataLoader(Generic[T_co]):
             raise ValueError("prefetch_factor option could only be specified in "
                              "multiprocessing.let num_workers > 0 to enable multiprocessing, "
                              "otherwise set prefetch_factor to None.")
+        if prefetch_factor is not None and prefetch_factor < 0:
+            raise ValueError("prefetch_factor option should be non-negative")
         if persistent_workers and num_workers == 0:
             raise ValueError("persistent_workers option needs num_workers > 0")
         self.dataset, self.num_workers = dataset, num_workers
@@ -105,8 +108,11 @@ class DataLoader(Generic[T_co]):
         self.generator = generator
         self.collate_fn = collate_fn if collate_fn is not None else (
             default_collate if self._auto_collation else default_convert)
+        # from here on the sampling attributes are frozen (PyTorch's __setattr__ guard)
+        self.__dict__["_DataLoader__initialized"] = True
         self._IterableDataset_len_called = None
         self._iterator = None
+        self.check_worker_number_rationality()
 
     def _samplers(self, dataset, batch_size, shuffle, sampler, batch_sampler, drop_last,
                   generator):
@@ -164,7 +170,6 @@ class DataLoader(Generic[T_co]):
         self.__multiprocessing_context = context
 
     def __iter__(self):
-        self.__dict__["_DataLoader__initialized"] = True
         if self.persistent_workers and self.num_workers > 0:
             if self._iterator is None:
                 self._iterator = self._get_iterator()

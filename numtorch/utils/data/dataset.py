@@ -31,10 +31,10 @@ class Dataset(Generic[T_co]):
 
 
 class IterableDataset(Dataset[T_co], Iterable[T_co]):
-    """A stream-style dataset: subclasses define ``__iter__``."""
+    """A stream-style dataset: subclasses define ``__iter__``.
 
-    def __iter__(self):
-        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+    ``__iter__`` stays the abstract method of ``Iterable``, so, as in PyTorch, a subclass
+    without it cannot be instantiated (TypeError naming the abstract method)."""
 
     def __add__(self, other):
         return ChainDataset([self, other])

@@ -1,7 +1,8 @@
 """``DistributedSampler``: the share of a dataset's indices one of ``num_replicas``
 processes reads.
 
-numtorch has no ``torch.distributed``, so ``num_replicas`` and ``rank`` must be given.
+numtorch has no ``torch.distributed`` (so no default process group): ``num_replicas`` and
+``rank`` must be given.
 
 >>> list(DistributedSampler(range(5), num_replicas=2, rank=1, shuffle=False))
 [1, 3, 0]
@@ -21,8 +22,10 @@ class DistributedSampler(Sampler):
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0,
                  drop_last=False):
         if num_replicas is None or rank is None:
-            raise RuntimeError("DistributedSampler: numtorch has no torch.distributed; pass "
-                               "num_replicas and rank explicitly")
+            # PyTorch asks the default process group; numtorch never has one (no
+            # torch.distributed), which is PyTorch's error when none was initialised
+            raise ValueError("Default process group has not been initialized, please make "
+                             "sure to call init_process_group.")
         if rank >= num_replicas or rank < 0:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval "
                              f"[0, {num_replicas - 1}]")

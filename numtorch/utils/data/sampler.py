@@ -20,14 +20,10 @@ T_co = TypeVar("T_co", covariant=True)
 
 class Sampler(Generic[T_co]):
     """Base class: subclasses define ``__iter__`` over indices (and usually ``__len__``).
-    Generic over its indices, as PyTorch's: ``class Odd(Sampler[int])``."""
+    Generic over its indices, as PyTorch's: ``class Odd(Sampler[int])``.
 
-    def __init__(self, data_source=None):
-        if data_source is not None:
-            import warnings
-            warnings.warn("`data_source` argument is not used and will be removed in 2.2.0."
-                          "You may still have custom implementation that utilizes it.",
-                          stacklevel=2)
+    It has no ``__init__`` of its own (PyTorch 2.2 removed the ``data_source`` argument), so
+    ``Sampler(ds)`` and a subclass's ``super().__init__(ds)`` are object's TypeErrors."""
 
     def __iter__(self):
         raise NotImplementedError
