@@ -2,10 +2,20 @@
 
 The script runs as ``__main__`` with ``torch`` and every ``torch.*`` submodule resolved to
 numtorch's, even where PyTorch is installed.
+
+Processes the script starts see the same ``torch``. A forked child inherits the alias. A
+"spawn" or "forkserver" child is a fresh interpreter: multiprocessing sends it a pickled dict
+of preparation data (``sys.path``, ``sys.argv``, the working directory, the script's path),
+which the child applies, re-running the script as ``__mp_main__``, before it unpickles the
+Process and its target. While a script runs here, that dict carries one more entry, whose
+unpickling installs the alias in the child first (see :func:`_alias_children`); the child's
+``import torch`` then gives numtorch, and so do its own spawned children. A program that
+imports numtorch as itself starts its children unchanged.
 """
 import builtins
 import importlib
 import importlib.abc
+import importlib.machinery
 import importlib.util
 import os
 import sys
@@ -44,6 +54,10 @@ class TorchAliasFinder(importlib.abc.MetaPathFinder):
             return None
         real = TARGET + fullname[len(ALIAS):]
         module = _import_real(real, fullname)
+        # importing numtorch.x just published it as torch.x; were the entry left, the import
+        # system would load torch.x again from numtorch.x's spec: the alias loader sets it
+        if sys.modules.get(fullname) is module:
+            del sys.modules[fullname]
         return importlib.util.spec_from_loader(fullname, _AliasLoader(module))
 
 
@@ -60,15 +74,98 @@ def _import_real(real, fullname):
     raise ModuleNotFoundError(f"numtorch does not provide {fullname} (yet)", name=fullname)
 
 
+def _publish(module):
+    """Show numtorch module ``numtorch.x`` as PyTorch's ``torch.x``: its ``__name__`` (what
+    ``torch.nn.__name__`` prints) and a ``sys.modules`` entry, where ``inspect.getmodule``
+    finds the module of a class whose ``__module__`` reads ``torch.x``.
+
+    Only ``__name__`` changes: ``__spec__`` and ``__package__`` keep numtorch's names, so
+    relative imports and ``importlib.reload`` work as before; the functions and classes
+    the module defined keep the ``__module__`` they were made with (see numtorch/_naming.py).
+    """
+    name = getattr(module, "__name__", None)
+    if isinstance(name, str) and (name == TARGET or name.startswith(TARGET + ".")):
+        public = ALIAS + name[len(TARGET):]
+        module.__name__ = public
+        sys.modules.setdefault(public, module)
+
+
+class _PublishingLoader(importlib.machinery.SourceFileLoader):
+    """Loads a numtorch module as usual, then shows it as PyTorch's (:func:`_publish`)."""
+
+    def exec_module(self, module):
+        super().exec_module(module)
+        _publish(module)
+
+
+class _PublishingFinder(importlib.abc.MetaPathFinder):
+    """Finds ``numtorch.*`` modules imported after the alias was installed (lazy submodules,
+    imports inside functions) as the path finder does, with a :class:`_PublishingLoader`."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if not fullname.startswith(TARGET + "."):
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
+        if spec is not None and type(spec.loader) is importlib.machinery.SourceFileLoader:
+            spec.loader = _PublishingLoader(spec.loader.name, spec.loader.path)
+        return spec
+
+
 def install_alias():
     """Make ``import torch`` give numtorch in this interpreter (idempotent)."""
     for name in [m for m in sys.modules if m == ALIAS or m.startswith(ALIAS + ".")]:
         del sys.modules[name]
     if not any(isinstance(f, TorchAliasFinder) for f in sys.meta_path):
-        sys.meta_path.insert(0, TorchAliasFinder())
+        sys.meta_path[:0] = [_PublishingFinder(), TorchAliasFinder()]
     import numtorch  # noqa: F401  (Tensor, Size, device ... print as torch's everywhere)
     from numtorch._naming import use_torch_names_everywhere
     use_torch_names_everywhere()  # optimizers, DataLoader, no_grad ... too
+    for module in [m for n, m in list(sys.modules.items()) if n.startswith(TARGET)]:
+        _publish(module)
+
+
+def _install_alias_in_child(dispatch):
+    """Run in a spawned child as its preparation data is unpickled: ``torch`` is numtorch
+    there before the script is re-run, with ``__torch_function__`` dispatch as the parent
+    had it; returns the (ignored) value of the entry."""
+    install_alias()
+    _alias_children()
+    if dispatch:
+        from numtorch.overrides import enable_dispatch
+        enable_dispatch()
+
+
+class _AliasInChild:
+    """The entry :func:`_alias_children` adds to multiprocessing's preparation data; it
+    pickles as a call of :func:`_install_alias_in_child` (multiprocessing ignores the keys it
+    does not know, and unpickles the whole dict before applying any of it)."""
+
+    def __reduce__(self):
+        from numtorch.overrides import _ENABLED
+        return _install_alias_in_child, (bool(_ENABLED),)
+
+
+def _alias_children():
+    """Make children started by "spawn" or "forkserver" resolve ``torch`` to numtorch too
+    (idempotent): every context's Popen builds their preparation data with
+    ``multiprocessing.spawn.get_preparation_data``, which gets the alias entry here.
+
+    NOTE: the child must find numtorch on its initial ``sys.path`` (installed, on
+    PYTHONPATH, or in its working directory) as it must find the script's own modules.
+    """
+    from multiprocessing import spawn
+    plain = spawn.get_preparation_data
+    if getattr(plain, "_numtorch_alias", False):
+        return
+
+    def get_preparation_data(name):
+        data = plain(name)
+        data["numtorch_torch_alias"] = _AliasInChild()
+        return data
+
+    get_preparation_data.__doc__ = plain.__doc__
+    get_preparation_data._numtorch_alias = True
+    spawn.get_preparation_data = get_preparation_data
 
 
 def run_script(path, args):
@@ -78,6 +175,7 @@ def run_script(path, args):
               file=sys.stderr)
         return 2
     install_alias()
+    _alias_children()
     sys.argv = [path] + list(args)
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
     try:

@@ -166,6 +166,10 @@ def _scalar_dtype(value):
         return _state["default"]
     if isinstance(value, complex):
         return default_complex_dtype()
+    from .func._batching import BatchedData
+    if isinstance(value, BatchedData):   # a batched tensor's data inside vmap
+        from .autograd._interpose import Unbatchable
+        raise Unbatchable("dtype of a batched operand")
     raise TypeError(f"unsupported scalar type {type(value).__name__}")
 
 

@@ -57,6 +57,14 @@ def _grad_copy(g, var):
     return out
 
 
+def _check_storage(data):
+    """PyTorch's error for reading the memory of a batched tensor inside vmap (it has none
+    of its own); other data passes."""
+    from .func._batching import BatchedData
+    if isinstance(data, BatchedData):
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
+
 class Tensor:
     """A multi-dimensional array with autograd, following ``torch.Tensor``."""
 
@@ -731,12 +739,18 @@ class Tensor:
         if self._rg and STATE.enabled and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
-        return self._data
+        d = self._data
+        if type(d) is not np.ndarray:
+            _check_storage(d)
+        return d
 
     def __array__(self, dtype=None, copy=None):
+        d = self._data
+        if type(d) is not np.ndarray:
+            _check_storage(d)
         if dtype is None:
-            return self._data
-        return self._data.astype(dtype, copy=False)
+            return d
+        return d.astype(dtype, copy=False)
 
     def __len__(self):
         if self._data.ndim == 0:

@@ -66,7 +66,7 @@ def test_python_m_numtorch_runs_script_with_torch_aliased(script):
     assert res.stdout.splitlines() == [
         "name: __main__",
         "argv: ['a', '--flag']",
-        "modules: numtorch numtorch.nn.functional numtorch.autograd.function",
+        "modules: torch torch.nn.functional torch.autograd.function",  # PyTorch's names
         "tensor: tensor([2., 2.])",
         "same: True True",
     ]

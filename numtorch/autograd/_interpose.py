@@ -16,9 +16,16 @@ import itertools
 import math
 
 __all__ = ["STATE", "new_level", "push_fw", "pop_fw", "push_vmap", "pop_vmap", "enter_func",
-           "exit_func", "ceiling"]
+           "exit_func", "ceiling", "Unbatchable"]
 
 _ids = itertools.count(1)
+
+
+class Unbatchable(Exception):
+    """Raised when a batched tensor's values are read outside an op; vmap then loops.
+
+    (Defined here, not in ``numtorch.func``, so that the ops can catch it on their failure
+    branch without importing the transforms.)"""
 
 
 class _State:

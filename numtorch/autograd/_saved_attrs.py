@@ -347,6 +347,46 @@ def _roll_shifts(ctx):
     return tuple(s) if isinstance(s, (tuple, list)) else (s,)
 
 
+def _rrelu_noise(ctx):
+    """rrelu's slopes in training; outside it PyTorch leaves its noise tensor unfilled (an
+    uninitialised tensor of the input's shape)."""
+    import numpy as np
+    from .._tensor import Tensor
+    noise = ctx.__dict__.get("noise")
+    if noise is None:
+        noise = np.empty_like(ctx.saved_tensors[0]._data)
+    return Tensor._make(noise, None, False)
+
+
+def _bag_array(read):
+    """An int64 array of an embedding_bag's ``_Bag`` (``read(bag)``) as a tensor."""
+    def get(ctx):
+        import numpy as np
+        from .._tensor import Tensor
+        return Tensor._make(np.asarray(read(ctx.bag), np.int64), None, False)
+    return get
+
+
+def _offset2bag(bag):
+    """PyTorch's offset2bag (the bag of each index); its sum kernel leaves it empty unless
+    there is a padding index."""
+    import numpy as np
+    if bag.mode == 0 and bag.padding_idx is None:
+        return np.empty(0, np.int64)
+    return np.repeat(np.arange(len(bag.bounds) - 1), np.diff(bag.bounds))[:bag.idx.shape[0]]
+
+
+def _bag_sizes(bag, k):
+    """PyTorch's bag_size (k = 1) or max_indices (k = 2): zeros for sum, the bag sizes for
+    mean (both), the sizes and the winning rows for max."""
+    import numpy as np
+    if bag.mode == 0:
+        return np.zeros(bag.member.shape[0], np.int64)
+    if k == 2 and bag.mode == 2:  # (PyTorch leaves an empty bag's at 0)
+        return np.maximum(bag.max_indices, 0)
+    return bag.member.sum(1)
+
+
 _SORTED = {"dim": _ctx_attr("dim", None), "indices": _saved(0),
            "self_sym_sizes": _ctx_sizes("shape")}
 _EXTREME = {"dim": _ctx_sizes("dims"), "keepdim": _ctx_attr("keepdim", False),
@@ -359,6 +399,14 @@ _TABLE.update({
     # (scale and input_scale are PyTorch's C++ defaults, 1, where elu/celu pass none)
     "Elu": {"alpha": _scalar("args", 0), "input_scale": _whole(_scalar("args", 2)),
             "scale": _whole(_scalar("args", 1)), "self": _saved(0)},
+    "Celu": {"alpha": _scalar("args", 0), "self": _saved(0)},
+    "Hardshrink": {"lambd": _scalar("lambd"), "self": _saved(0)},
+    "Softshrink": {"lambd": _scalar("lambd"), "self": _saved(0)},
+    "RreluWithNoise": {"lower": _scalar("lower"), "noise": _rrelu_noise,
+                       "self": _saved(0), "training": lambda ctx: True,
+                       "upper": _scalar("upper")},
+    "RreluEval": {"lower": _scalar("lower"), "noise": _rrelu_noise, "self": _saved(0),
+                  "training": lambda ctx: False, "upper": _scalar("upper")},
     "Convolution": _conv_attrs(False), "ConvTranspose": _conv_attrs(True),
     "ConstantPadNd": {"pad": lambda ctx: tuple(_unsigned(v) for lo, hi in reversed(ctx.pad)
                                                for v in (lo, hi))},
@@ -387,6 +435,9 @@ _TABLE.update({
                                   "result": _saved(1), "self": _saved(0)},
     "LogsumexpBackward0": {"dim": _ctx_sizes("dims"), "keepdim": _ctx_attr("keepdim", False),
                            "result": _saved(1), "self": _saved(0)},
+    # (pairwise_distance's at::norm: p is a double there)
+    "NormBackward1": {"dim": _ctx_sizes("dims"), "keepdim": _ctx_attr("keepdim", False),
+                      "p": lambda ctx: float(ctx.p), "result": _saved(1), "self": _saved(0)},
     "AmaxBackward0": _EXTREME, "AminBackward0": _EXTREME,
     "VarMeanBackward0": {"correction": _ctx_attr("c", 1), "dim": _ctx_sizes("dims"),
                          "keepdim": _ctx_attr("keepdim", False), "self": _saved(0)},
@@ -497,6 +548,16 @@ _TABLE.update({
         "indices": _saved(0), "padding_idx": lambda ctx: _unsigned(ctx.padding_idx),
         "scale_grad_by_freq": _ctx_attr("scale", False), "sparse": _ctx_attr("sparse", False),
         "weight_sym_argsize_0": lambda ctx: ctx.shape[0]},
+    "EmbeddingBagBackward0": {
+        "indices": _bag_array(lambda b: b.idx), "mode": lambda ctx: ctx.bag.mode,
+        "offsets": _bag_array(lambda b: b.offsets),
+        "padding_idx": lambda ctx: _unsigned(-1 if ctx.bag.padding_idx is None
+                                             else ctx.bag.padding_idx),
+        "per_sample_weights": _saved(0), "result1": _bag_array(_offset2bag),
+        "result2": _bag_array(lambda b: _bag_sizes(b, 1)),
+        "result3": _bag_array(lambda b: _bag_sizes(b, 2)),
+        "scale_grad_by_freq": _ctx_attr("scale", False), "sparse": _ctx_attr("sparse", False),
+        "weight": _saved(1), "weight_sym_argsize_0": lambda ctx: ctx.shape[0]},
     "LogSigmoidBackward0": {"buffer": _saved(1), "self": _saved(0)},
     "GluBackward0": {"dim": _ctx_attr("dim", None), "self": _saved(0)},
     "PreluKernelBackward0": {"self": _saved(0), "weight": _saved(1)},

@@ -11,10 +11,10 @@ import math
 from .. import _size as _S
 from . import constraints
 from ._discrete import Binomial
-from ._families import Categorical, check_one_of
+from ._families import Categorical, ProbsOrLogits, _borrow
 from ._gamma import Gamma
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, lazy_property
 
 __all__ = ["Multinomial", "NegativeBinomial"]
 
@@ -100,6 +100,7 @@ class Multinomial(Distribution):
         return log_factorial_n - log_factorial_xs + (logits * value).sum(-1)
 
 
+@_borrow(ProbsOrLogits, "_set_counted", "logits", "probs", "param_shape")
 class NegativeBinomial(Distribution):
     """Successes before ``total_count`` failures, each trial a success with ``probs`` (or
     ``logits``)."""
@@ -109,15 +110,8 @@ class NegativeBinomial(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
-        check_one_of(probs, logits)
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(self._param.size(), validate_args=validate_args)
+        batch = self._set_counted(total_count, probs, logits)
+        super().__init__(batch, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(NegativeBinomial, _instance)
@@ -142,18 +136,6 @@ class NegativeBinomial(Distribution):
     @property
     def variance(self):
         return self.mean / (-self.logits).sigmoid()
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     @lazy_property
     def _gamma(self):

@@ -3,7 +3,7 @@
 
 from .. import _size as _S
 from . import constraints
-from ._families import Categorical, ProbsOrLogits, check_one_of
+from ._families import Categorical, ProbsOrLogits
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .utils import _is_number, broadcast_all
@@ -72,15 +72,8 @@ class Binomial(ProbsOrLogits):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        check_one_of(probs, logits)
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(self._param.size(), validate_args=validate_args)
+        batch = self._set_counted(total_count, probs, logits)
+        super().__init__(batch, validate_args=validate_args)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):

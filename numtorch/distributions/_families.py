@@ -34,6 +34,19 @@ class ProbsOrLogits(Distribution):
         self._param = param
         return _S.Size() if _is_number(given) else param.size()
 
+    def _set_counted(self, total_count, probs, logits):
+        """``_set_param`` with a ``total_count`` broadcast against the parameter and cast to
+        its dtype (Binomial, NegativeBinomial); return the batch shape."""
+        check_one_of(probs, logits)
+        count, param = broadcast_all(total_count, probs if probs is not None else logits)
+        self.total_count = count.type_as(param)
+        if probs is not None:
+            self.probs = param
+        else:
+            self.logits = param
+        self._param = param
+        return param.size()
+
     @lazy_property
     def logits(self):
         return probs_to_logits(self.probs, is_binary=True)

@@ -3,13 +3,13 @@
 import math
 
 from .. import _creation as C, _size as _S
-from . import constraints
+from ._families import LocScale, _borrow
 from .distribution import Distribution
-from .utils import _is_number, broadcast_all
 
 __all__ = ["Cauchy"]
 
 
+@_borrow(LocScale, "arg_constraints", "support", "has_rsample", "__init__")
 class Cauchy(Distribution):
     """Cauchy (Lorentz) with median ``loc`` and half width ``scale``: no mean (nan), infinite
     variance.
@@ -18,15 +18,6 @@ class Cauchy(Distribution):
     >>> Cauchy(torch.tensor([0.]), torch.tensor([1.])).cdf(torch.tensor([1.]))
     tensor([0.7500])
     """
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch = _S.Size() if _is_number(loc) and _is_number(scale) else self.loc.size()
-        super().__init__(batch, validate_args=validate_args)
-
     @property
     def mean(self):
         return C.full(self._extended_shape(), math.nan, dtype=self.loc.dtype)

@@ -430,6 +430,28 @@ def _batch_norm(cls, args, level):
     return loop(cls, args, level)
 
 
+def _masked_select(cls, args, level):
+    """As PyTorch: a mask that is vmapped over gives each sample its own result size."""
+    if physical(args[1], level) is not None:
+        raise RuntimeError(
+            "vmap: Attempted to vmap over `mask` in torch.masked_select(self, mask) We cannot "
+            "support this because for each batch this would return a differently shaped "
+            "Tensor. Please file an issue at https://github.com/pytorch/pytorch/issues if you "
+            "need this feature.")
+    return loop(cls, args, level)
+
+
+def _random_with_params(cls, args, level):
+    """bernoulli(p), normal(mean, std), poisson(rates) with batched parameters: one draw per
+    sample; PyTorch refuses that under randomness='same' (one draw for the whole batch)."""
+    from ..autograd import _interpose
+    mode = next(v[2] for v in _interpose.STATE.vmap_levels if v[0] == level)
+    if mode == "same":
+        raise RuntimeError("Vmap does not currently support same randomness with a batched "
+                           "tensor input. Please file an issue with functorch")
+    return loop(cls, args, level)
+
+
 def _prod_all_args(p, x, args):
     return (p.reshape(p.shape[0], -1), 1, False, args[3])
 
@@ -447,7 +469,7 @@ def _op_modules():
     import importlib
     mods = {}
     for m in ("elementwise", "shape", "reduction", "indexing", "linalg", "activation", "loss",
-              "inplace", "conv", "normalization"):
+              "inplace", "conv", "normalization", "random_ops"):
         try:
             mods[m] = importlib.import_module(f"numtorch.ops.{m}")
         except ImportError:   # a family not written yet
@@ -504,6 +526,7 @@ def _install_shape_and_indexing(put):
     put("indexing", "IndexAddInto", _advanced_index(shape_pos=1))
     put("indexing", "Gather ScatterAdd Scatter", _gather_like)
     put("indexing", "IndexSelect", _index_select)
+    put("indexing", "MaskedSelect", _masked_select)
 
 
 def _install_reductions_linalg_nn(put):
@@ -529,3 +552,5 @@ def _install_reductions_linalg_nn(put):
     put("loss", "NllLoss NllLoss2d", _nll_loss)
     put("conv", "Convolution", _convolution)
     put("normalization", "NativeBatchNorm", _batch_norm)
+    put("random_ops", "Bernoulli Normal NormalMeanTensor NormalStdTensor Poisson",
+        _random_with_params)

@@ -30,8 +30,7 @@ __all__ = ["BatchedData", "Unbatchable", "wrap", "wrap_all", "unwrap_all", "leve
            "fresh_leaf_like", "top_level", "batch_size"]
 
 
-class Unbatchable(Exception):
-    """Raised when a batched tensor's values are read outside an op; vmap then loops."""
+from ..autograd._interpose import Unbatchable  # noqa: E402  (re-exported)
 
 
 class _Flags:
@@ -66,6 +65,10 @@ _CONTROL_FLOW = ("vmap: It looks like you're attempting to use a Tensor in some 
 _DYNAMIC_SHAPE = ("vmap: We do not support batching operators that can output dynamic shape. "
                   "Attempted to vmap over aten::{}. Please file an issue at "
                   "https://github.com/pytorch/pytorch/issues if you need this feature.")
+
+# ops (by the name of the numtorch function reading a batched tensor's data) whose result
+# size depends on the values: PyTorch refuses them inside vmap (its aten names)
+_DYNAMIC_CALLERS = {"unique": "_unique2", "unique_consecutive": "unique_consecutive"}
 
 _LIKE = (np.zeros_like, np.ones_like, np.empty_like, np.full_like)
 
@@ -131,11 +134,16 @@ class BatchedData:
         return tuple(reversed(st))
 
     def reshape(self, *shape):
+        caller = sys._getframe(1).f_code.co_name
         if shape == ((),):
             # NOTE: how every scalar read (item, bool, float, int, index) starts: PyTorch
-            # refuses those inside vmap; anything else falls back to running per sample
-            caller = sys._getframe(1).f_code.co_name
-            raise RuntimeError(_CONTROL_FLOW if caller == "__bool__" else _ITEM)
+            # refuses those inside vmap; anything else falls back to running per sample.
+            # (``x in t`` reads ``(t == x).any()`` with .item(), not bool())
+            control = caller == "__bool__" and \
+                sys._getframe(2).f_code.co_name != "__contains__"
+            raise RuntimeError(_CONTROL_FLOW if control else _ITEM)
+        if caller in _DYNAMIC_CALLERS:   # unique(x) flattens x first
+            raise RuntimeError(_DYNAMIC_SHAPE.format(_DYNAMIC_CALLERS[caller]))
         raise Unbatchable("ndarray.reshape on a batched tensor")
 
     def item(self):
@@ -149,6 +157,8 @@ class BatchedData:
     def __array_interface__(self):
         # NOTE: read by in-place ops' overlap checks; also probed by NumPy's array coercion,
         # which must not see the physical array under the logical shape
+        if sys._getframe(1).f_code.co_name == "data_ptr":
+            raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
         raise Unbatchable("__array_interface__ of a batched tensor")
 
     def __array__(self, dtype=None, copy=None):
@@ -169,11 +179,21 @@ class BatchedData:
             # NOTE: only in-place ops write a batched value into a plain array (a tensor not
             # vmapped over); PyTorch refuses that rather than run it once per sample
             raise RuntimeError(_INPLACE_INTO_UNBATCHED)
-        if func in (np.argwhere, np.nonzero) and sys._getframe(1).f_code.co_name == "nonzero":
-            # as PyTorch, no per-sample loop: each sample's result has its own shape
+        caller = sys._getframe(1).f_code.co_name
+        if func in (np.argwhere, np.nonzero) and caller == "nonzero":
+            # as PyTorch, no per-sample loop: each sample's result has its own shape; but
+            # argwhere has PyTorch's generic fallback (a loop, stacked)
+            outer = sys._getframe(2).f_code.co_name
+            if outer == "argwhere":
+                raise Unbatchable("argwhere runs per sample")
+            if outer == "where":
+                raise RuntimeError(_DYNAMIC_SHAPE.format("where"))
             raise RuntimeError(_DYNAMIC_SHAPE.format("nonzero") if func is np.argwhere else
                                "Batching rule not implemented for aten::nonzero_numpy. We "
                                "could not generate a fallback.")
+        if caller in _DYNAMIC_CALLERS:   # unique(x, dim=...), unique_consecutive's moveaxis
+            raise RuntimeError(_DYNAMIC_SHAPE.format(
+                "unique_dim" if func is np.unique else _DYNAMIC_CALLERS[caller]))
         if func in (np.may_share_memory, np.shares_memory):   # overlap checks: physically
             return func(*[a.tensor._data if type(a) is BatchedData else a for a in args],
                         **kwargs)

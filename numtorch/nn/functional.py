@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
+from .._device import channels_last as _channels_last
 from .._tensor import Tensor
 from ..autograd._interpose import STATE as _FW
 from ..autograd.grad_mode import is_grad_enabled as _grad_enabled, no_grad
@@ -385,10 +386,16 @@ def prelu(input, weight):
             raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
                                f"parameter numbers = {weight.numel()} and channel size = "
                                f"{channels}.")
-        if input.ndim >= 2:
-            weight = weight.reshape((1, -1) + (1,) * (input.ndim - 2))
-    elif weight.ndim > 0:  # a single shared slope must not broadcast a 0-dim input up
-        weight = weight.reshape(())
+    if weight.ndim > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
+    if weight.ndim != input.ndim:
+        # as PyTorch: the weight viewed with the input's ndim (channels at dim 1), so the
+        # node saves it that way ((1, 1) for one shared slope on a 2-D input)
+        shape = [1] * input.ndim
+        if input.ndim > 1:
+            shape[1] = weight.numel()
+        weight = weight.reshape(shape)
     return A.Prelu.apply(input, weight)
 
 
@@ -413,12 +420,11 @@ def _rrelu(input, lower, upper, training, inplace, generator=None):
         if inplace:
             op = P.named(A.LeakyReluResult, "RreluWithNoiseBackward1")
             return _inplace(input, lambda t: op.apply(t, (lower + upper) / 2))
-        op = P.named(A.LeakyRelu, "RreluWithNoiseBackward0")
-        return _act(input, op, (lower + upper) / 2, name="rrelu")
+        return _act(input, A.RreluEval, lower, upper, name="rrelu")
     noise = _rrelu_noise(input._data, lower, upper, generator)
     if inplace:
         return _inplace(input, lambda t: A.RreluWithNoiseResult.apply(t, _const(noise)))
-    return A.RreluWithNoise.apply(input, _const(noise))
+    return A.RreluWithNoise.apply(input, noise, lower, upper)
 
 
 def _rrelu_noise(x, lower, upper, generator):
@@ -1691,29 +1697,106 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                                   f"mode='{mode}'). Please open a feature request on GitHub.")
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
-    rows = embedding(flat, weight, None, max_norm, norm_type, scale_grad_by_freq)
-    keep = flat._data != (padding_idx if padding_idx is not None else -1)
-    if mode == "max":
-        return _relabel(_bag_max(rows, bounds, keep, weight), "EmbeddingBagBackward0")
-    if psw is not None:
-        rows = rows * psw.unsqueeze(1)
-    pos = np.arange(flat.shape[0])
-    member = (pos >= bounds[:-1, None]) & (pos < bounds[1:, None]) & keep
-    m = member.astype(weight._data.dtype)
-    if mode == "mean":
-        m = m / np.maximum(m.sum(1, keepdims=True), 1)
-    return _relabel(_const(m) @ rows, "EmbeddingBagBackward0")
+    if max_norm is not None:    # (embedding's renorm, its checks first)
+        _embedding_renorm(weight, flat._data, max_norm, norm_type)
+    if bad.any():
+        raise IndexError("index out of range in self")
+    bag = _Bag(flat._data, bounds, padding_idx, ("sum", "mean", "max").index(mode),
+               offsets._data.astype(np.int64) if input.dim() == 1 else bounds[:-1])
+    # (a placeholder where there are no per_sample_weights: PyTorch's node has its edge)
+    return _EmbeddingBag.apply(weight, _NO_WEIGHTS if psw is None else psw, bag,
+                               scale_grad_by_freq, bool(sparse), psw is not None)
 
 
-def _bag_max(rows, bounds, keep, weight):
-    from .._creation import zeros
-    from ..ops.shape import stack
-    out = []
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        sel = np.nonzero(keep[lo:hi])[0] + lo
-        out.append(rows[_const(sel)].amax(0) if sel.size else
-                   zeros(weight.shape[1], dtype=weight.dtype))
-    return stack(out, 0)
+_NO_WEIGHTS = _const(np.empty(0, np.float32))
+
+
+class _Bag:
+    """The bags of an ``embedding_bag`` call: flat indices ``idx``, bag ``bounds`` (B + 1
+    offsets), ``padding_idx`` (or None), ``mode`` (0 sum, 1 mean, 2 max), the ``offsets``
+    PyTorch's node keeps; ``member`` is the (B, N) 0/1 table of which index is in which bag
+    (the padding index in none)."""
+
+    def __init__(self, idx, bounds, padding_idx, mode, offsets):
+        self.idx, self.bounds, self.padding_idx = idx, bounds, padding_idx
+        self.mode, self.offsets = mode, offsets
+        pos = np.arange(idx.shape[0])
+        keep = idx != (padding_idx if padding_idx is not None else -1)
+        self.member = (pos >= bounds[:-1, None]) & (pos < bounds[1:, None]) & keep
+        self.max_indices = None
+
+
+class _EmbeddingBag(BuiltinFunction):
+    """out[b] = sum / mean / max of weight[idx] over bag b (times per_sample_weights);
+    dweight = g scattered back to the rows (max: to the row that won), dpsw = g . row.
+
+    One node with edges (weight, per_sample_weights), as PyTorch's EmbeddingBagBackward0."""
+    _backward_name = "EmbeddingBagBackward0"
+
+    @staticmethod
+    def forward(ctx, weight, psw, bag, scale, sparse, has_psw):
+        ctx.bag, ctx.shape, ctx.scale, ctx.sparse = bag, weight.shape, scale, sparse
+        psw = psw if has_psw else None
+        # (PyTorch keeps the weight only for the per_sample_weights' gradient)
+        ctx.save_for_backward(psw, weight if has_psw and ctx.needs_input_grad[1] else None)
+        rows = weight[bag.idx]
+        if bag.mode == 2:
+            return _bag_max(rows, bag, weight)
+        ctx.rows = rows if psw is not None else None
+        if psw is not None:
+            rows = rows * psw[:, None]
+        m = bag.member.astype(weight.dtype)
+        if bag.mode == 1:
+            m = m / np.maximum(m.sum(1, keepdims=True), 1)
+        ctx.m = m
+        return np.matmul(m, rows)
+
+    @staticmethod
+    def backward(ctx, g):
+        psw = ctx.saved_tensors[0]
+        bag = ctx.bag
+        if bag.mode == 2:
+            win = bag.max_indices  # (B, D) weight rows; -1 for an empty bag
+            cols = np.broadcast_to(np.arange(win.shape[1]), win.shape)
+            ok = win >= 0
+            from ..ops.indexing import IndexAddInto
+            return IndexAddInto.apply(g[_const(ok)], ctx.shape, (win[ok], cols[ok])), \
+                None, None, None, None, None
+        d_rows = _const(ctx.m).t().matmul(g)
+        d_psw = None
+        if psw is not None and ctx.needs_input_grad[1]:
+            d_psw = (d_rows * _const(ctx.rows)).sum(1)
+        if psw is not None:
+            d_rows = d_rows * psw.unsqueeze(1)
+        d_w = None
+        if ctx.needs_input_grad[0]:
+            d_w = _Embedding.backward(_BagRows(ctx), d_rows)[0]
+        return d_w, d_psw, None, None, None, None
+
+
+class _BagRows:
+    """What ``_Embedding.backward`` reads of its ctx, for the rows of a bag (the padding
+    index is out of every bag already, so none here)."""
+    __slots__ = ("idx", "shape", "padding_idx", "scale")
+
+    def __init__(self, ctx):
+        self.idx, self.shape, self.padding_idx, self.scale = \
+            ctx.bag.idx, ctx.shape, -1, ctx.scale
+
+
+def _bag_max(rows, bag, weight):
+    """Each bag's elementwise maximum (zeros for an empty bag); keeps on ``bag`` which row
+    won each entry (the first of equal ones, as PyTorch's kernel)."""
+    out = np.zeros((bag.member.shape[0], weight.shape[1]), weight.dtype)
+    win = np.full(out.shape, -1, np.int64)
+    for b, member in enumerate(bag.member):
+        sel = np.nonzero(member)[0]
+        if sel.size:
+            first = rows[sel].argmax(0)
+            out[b] = rows[sel[first], np.arange(weight.shape[1])]
+            win[b] = bag.idx[sel[first]]
+    bag.max_indices = win
+    return out
 
 
 def one_hot(tensor, num_classes=-1):
@@ -1764,7 +1847,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """
     _tensor_args("pairwise_distance", ("x1", x1, 1), ("x2", x2, 2))
     ndim = max(x1.dim(), x2.dim())
-    diff = x1 - x2 + eps
+    diff = E.AddScalar.apply(x1 - x2, eps)  # (its C++ add.Scalar: AddBackward1, one edge)
     # NOTE: PyTorch calls at::norm here, whose node is NormBackward1 (not linalg's)
     return P.named(R.VectorNorm, "NormBackward1").apply(diff, float(p), (ndim - 1,), keepdim)
 
@@ -1785,12 +1868,12 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     x1, x2 = S.broadcast_tensors(x1.to(dt), x2.to(dt))
     n1 = R.vector_norm(x1, 2, dim, True)
     n2 = R.vector_norm(x2, 2, dim, True)
+    # NOTE: PyTorch clamps clones of the norms in place under no_grad: the clamp is
+    # invisible to autograd (CloneBackward0 nodes)
+    n1, n2 = n1.clone(), n2.clone()
     with no_grad():
-        n1c = n1.clamp_min(eps)
-        n2c = n2.clamp_min(eps)
-    # NOTE: PyTorch clamps the norms in place under no_grad: the clamp is invisible to autograd
-    n1 = n1 + (n1c - n1).detach()
-    n2 = n2 + (n2c - n2).detach()
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
@@ -1842,8 +1925,12 @@ def pad(input, pad, mode="constant", value=None):
     """
     if not isinstance(input, Tensor):
         raise not_a_tensor("pad", input)
+    if type(pad) is not tuple or not _INT_TYPES.issuperset(map(type, pad)):
+        _check_pad_arg(pad)
     pairs = _pad_pairs(pad, input.dim())
     if mode == "constant":
+        if any(lo < 0 or hi < 0 for lo, hi in pairs):
+            _check_crop(input, pairs)
         return P.ConstantPadNd.apply(input, pairs, 0 if value is None else value)
     if value is not None and value != 0:
         raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
@@ -1859,6 +1946,31 @@ def pad(input, pad, mode="constant", value=None):
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     _check_pad_size(input, pairs, mode)
     return P.index_pad(input, pairs, mode, _PAD_NAMES[mode].format(k))
+
+
+def _check_pad_arg(pad):
+    """PyTorch's parser errors for a ``pad`` that is no list of ints (F.pad passes it on
+    positionally, so the message always says position 2)."""
+    from ..ops._arg_errors import _bad_element
+    from ..ops._util import tp_name
+    if not isinstance(pad, (tuple, list)):
+        raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, not "
+                        f"{tp_name(pad)}")
+    bad = _bad_element(pad)
+    if bad == 0:
+        raise TypeError("pad(): argument 'pad' (position 2) must be tuple of ints, but found "
+                        f"element of type {tp_name(pad[0])} at pos 0")
+    if bad is not None:  # NOTE: the parser words a bad later entry differently, counting from 1
+        raise TypeError(f"pad(): argument 'pad' failed to unpack the object at pos {bad + 1} "
+                        f"with error \"type must be tuple of ints,but got {tp_name(pad[bad])}\"")
+
+
+def _check_crop(input, pairs):
+    """Negative constant pads crop with ``narrow`` (low side first), which refuses a crop
+    past the dim's size, as in PyTorch."""
+    for n, (lo, hi) in zip(input.shape[input.dim() - len(pairs):], pairs):
+        if lo < 0 and n + lo < 0 or hi < 0 and n + min(lo, 0) + hi < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
 
 
 def _check_pad_size(input, pairs, mode):
@@ -1985,6 +2097,13 @@ def _check_conv_params(x, w, bias, stride, padding, dilation, groups, nsp):
         raise RuntimeError("non-positive stride is not supported")
     if any(d < 0 for d in dilation):
         raise RuntimeError("dilation should be greater than zero")
+    _check_conv_weight(x, w, groups)
+    return stride, padding, dilation
+
+
+def _check_conv_weight(x, w, groups):
+    """The weight's rank against the input's and its output channels against ``groups``
+    (after the parameter checks, in PyTorch's order)."""
     if w.dim() != x.dim():
         raise RuntimeError(f"Expected {w.dim()}-dimensional input for {w.dim()}-dimensional "
                            f"weight {list(w.shape)}, but got {x.dim()}-dimensional input of "
@@ -1997,7 +2116,6 @@ def _check_conv_params(x, w, bias, stride, padding, dilation, groups, nsp):
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by "
                            f"{groups} at dimension 0, but got weight of size [{list(w.shape)}] "
                            "instead")
-    return stride, padding, dilation
 
 
 def _check_conv(x, w, bias, groups, nsp, name):
@@ -2094,6 +2212,10 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     for pos, (arg, value) in enumerate((("input", input), ("weight", weight))):
         if not isinstance(value, Tensor):
             raise not_a_tensor(name, value, arg, pos + 1)
+    if not (_is_ints(stride) and _is_ints(padding) and _is_ints(output_padding) and
+            _is_ints(dilation) and _is_int(groups)):
+        raise _conv_transpose_type_error(name, (input, weight, bias, stride, padding,
+                                                output_padding, groups, dilation))
     unbatched = input.dim() == nsp + 1
     x = input.unsqueeze(0) if unbatched else input
     if x.dim() != nsp + 2:
@@ -2121,6 +2243,28 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
                     tuple(dilation), groups, out=x.shape[2:])
     out = ConvTranspose.apply(x, weight, bias, geom)
     return out.squeeze(0) if unbatched else out
+
+
+_CONV_T_SIGNATURE = ("(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride "
+                     "= 1, tuple of ints padding = 0, tuple of ints output_padding = 0, int "
+                     "groups = 1, tuple of ints dilation = 1)")
+
+
+def _conv_transpose_type_error(name, args):
+    """PyTorch's parser error for conv_transpose arguments of the wrong type (``padding=
+    'same'``, which it has no overload for). The call is rebuilt as in ``_conv_type_error``:
+    the leading given arguments positionally, later ones by keyword; a module's call (stride
+    a tuple) passes all eight positionally."""
+    from ..ops._arg_errors import bad_call, parse_error
+    if isinstance(args[3], tuple):
+        return parse_error(name, [_CONV_T_SIGNATURE], args, {})
+    names = ("bias", "stride", "padding", "output_padding", "groups", "dilation")
+    given = [k for k, (v, d) in enumerate(zip(args[2:], (None, 1, 0, 0, 1, 1)))
+             if not (v is d or type(v) is type(d) and v == d)]
+    npos = next((k for k in range(6) if k not in given), 6)
+    kwargs = {names[k]: args[2 + k] for k in given if k >= npos}
+    guess = parse_error(name, [_CONV_T_SIGNATURE], args[:2 + npos], kwargs)
+    return bad_call(name, [_CONV_T_SIGNATURE], guess)  # the user's own call, where readable
 
 
 def _check_conv_transpose(x, w, bias, groups, stride, output_padding, dilation, nsp):
@@ -2377,8 +2521,9 @@ def _pool_geom(x, kernel_size, stride, padding, dilation, ceil_mode, nsp, name):
               zip(sizes, k, s, p, d))
     _check_pool_shape(x, k, s, d, nsp, name)
     if any(n <= 0 for n in L):
-        raise RuntimeError(f"Given input size: ({'x'.join(map(str, x.shape[1:]))}). Calculated "
-                           f"output size: ({'x'.join(map(str, (x.shape[-nsp - 1],) + L))}). "
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, x.shape[-nsp - 1:]))}). "
+                           f"Calculated output size: "
+                           f"({'x'.join(map(str, (x.shape[-nsp - 1],) + L))}). "
                            "Output size is too small")
     pads = tuple((pi, max((li - 1) * si + di * (ki - 1) + 1 - n - pi, 0)) for
                  pi, li, si, di, ki, n in zip(p, L, s, d, k, sizes))
@@ -2805,6 +2950,9 @@ def _check_adaptive(input, out, nsp, kind):
     if input.dtype.category != D._FLOAT and (kind == "max" or tuple(out) != (1,) * nsp
                                              and input.numel()):
         kernel = name + "_cpu" if nsp == 3 else name
+        if nsp == 2 and nd == 4 and kind == "avg" and not input.is_contiguous() and \
+                input.is_contiguous(memory_format=_channels_last):
+            kernel += "_channels_last"  # the kernel PyTorch picks for that layout
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{D.SCALAR_NAMES[input.dtype]}'")
 
@@ -3396,7 +3544,13 @@ def _interp_sizes(input, size, scale_factor, nsp):
                              f"{list(input.shape[2:])} and output size of {size}. Please "
                              "provide input tensor in (N, C, d1, d2, ...,dK) format and output "
                              "size in (o1, o2, ...,oK) format.")
-        return tuple(int(o) for o in out), (None,) * nsp
+        if isinstance(size, (list, tuple)) and not all(map(_is_integer, size)):
+            raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] "
+                            "or Tuple[int, int, int], but got size with types "
+                            f"{[type(o) for o in size]}")
+        # NOTE: a scalar float size stays as given here: PyTorch's kernel call refuses it,
+        # after the mode's checks (see _interp_size_error)
+        return tuple(out), (None,) * nsp
     if scale_factor is None:
         raise ValueError("either size or scale_factor should be defined")
     if isinstance(scale_factor, (list, tuple)) and len(scale_factor) != nsp:
@@ -3408,6 +3562,54 @@ def _interp_sizes(input, size, scale_factor, nsp):
     scales = _ntuple(nsp)(scale_factor)
     out = tuple(int(math.floor(float(n) * s)) for n, s in zip(input.shape[2:], scales))
     return out, tuple(float(s) for s in scales)
+
+
+def _is_integer(x):
+    """Whether interpolate takes ``x`` as an int size (an int, NumPy integer, or a tensor
+    that is not floating point), as PyTorch's ``_is_integer`` does."""
+    if isinstance(x, (int, np.integer)):
+        return True
+    return isinstance(x, Tensor) and not x.is_floating_point()
+
+
+def _interp_size_error(input, out, mode, antialias, nsp):
+    """The TypeError of the ATen op interpolate would call with the non-int size ``out``
+    (``size=2.5`` reaches the op as a list of floats)."""
+    if mode == "area":
+        return TypeError(f"adaptive_avg_pool{nsp}d(): argument 'output_size' (position 2) "
+                         "must be tuple of ints, but found element of type "
+                         f"{type(out[0]).__name__} at pos 0")
+    kind = {"nearest": "upsample_nearest", "nearest-exact": "_upsample_nearest_exact"}
+    op = kind.get(mode, "upsample_" + mode) + f"{nsp}d"
+    if antialias:
+        op = "_" + op + "_aa"
+    scales = ", ".join(f"float scales{'_' + d if nsp > 1 else ''} = None"
+                       for d in "dhw"[-nsp:])
+    corners = "" if mode in kind else "bool align_corners, "
+    args = (input, list(out)) + (() if mode in kind else (False,)) + (None,)
+    return invalid_arguments(op, args, {}, [
+        f"(Tensor input, tuple of ints output_size, {corners}tuple of floats scale_factors)",
+        f"(Tensor input, tuple of ints output_size, {corners}{scales}, *, Tensor out = None)"])
+
+
+def _interp_dtype_check(input, mode, nsp, antialias):
+    """PyTorch resizes floating tensors, and uint8 ones in the nearest modes and 4-D
+    bilinear/bicubic; other dtypes raise naming the kernel that refuses them (area goes
+    through the adaptive pools, which check for themselves)."""
+    dt = input.dtype
+    if dt.is_floating_point or dt.is_complex or mode == "area" or dt is D.uint8 and (
+            mode in ("nearest", "nearest-exact", "bilinear", "bicubic")):
+        return
+    if antialias:
+        kernel = "compute_index_ranges_weights"
+    elif mode in ("nearest", "nearest-exact"):
+        kernel = "upsample_nearest2d_channels_last" if nsp == 2 else \
+            "compute_indices_weights_nearest"
+    elif mode == "bilinear":
+        kernel = "upsample_bilinear2d_channels_last"
+    else:
+        kernel = "compute_indices_weights_" + ("cubic" if mode == "bicubic" else "linear")
+    raise NotImplementedError(f"\"{kernel}\" not implemented for '{D.SCALAR_NAMES[dt]}'")
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
@@ -3441,6 +3643,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode in _INTERP_DIMS and _INTERP_DIMS[mode] != nsp:
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
                                   f"{_INTERP_DIMS[mode] + 2}D input")
+    if not all(map(_is_integer, out)):
+        raise _interp_size_error(input, out, mode, antialias, nsp)
+    out = tuple(int(o) for o in out)
     if recompute_scale_factor:
         scales = (None,) * nsp
     sizes = input.shape[2:]
@@ -3449,6 +3654,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise RuntimeError("Input and output sizes should be greater than 0, but got input (" +
                            ", ".join(f"{d}: {n}" for d, n in zip(dims, sizes)) + ") output (" +
                            ", ".join(f"{d}: {o}" for d, o in zip(dims, out)) + ")")
+    _interp_dtype_check(input, mode, nsp, antialias)
     if mode == "area":
         return _adaptive_avg(input, out, nsp) if nsp > 1 else adaptive_avg_pool1d(input, out)
     if mode in ("nearest", "nearest-exact"):
@@ -3528,8 +3734,8 @@ def channel_shuffle(input, groups):
     if not isinstance(input, Tensor):
         raise not_a_tensor("channel_shuffle", input)
     if input.dim() <= 2:
-        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, "
-                           f"but got input with sizes {list(input.shape)}")
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(input.shape)}")
     if groups <= 0:
         raise RuntimeError(f"Number of groups to divide channels in must be positive. Value "
                            f"of groups:{groups}")
@@ -3705,6 +3911,9 @@ def affine_grid(theta, size, align_corners=None):
                       stacklevel=2)
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {tuple(size)}")
+    if theta.shape[0] != size[0]:  # PyTorch's kernel: base grid (N, .., k+1) bmm theta^T
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{size[0]}, {k + 1}] but got: [{theta.shape[0]}, {k + 1}].")
     base = P.affine_base(size[2:], bool(align_corners), theta._data.dtype)
     return P.AffineGridGenerator.apply(theta, base)
 

@@ -21,7 +21,7 @@ tensor([[[1., 3.]]])
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..ops.conv import ConvGeom, ConvTranspose, ConvWeight
-from .functional import _check_conv, _expand_param
+from .functional import _check_conv, _check_conv_weight, _expand_param
 from .modules.utils import _pair, _single, _triple
 
 __all__ = ["conv1d_input", "conv1d_weight", "conv2d_input", "conv2d_weight",
@@ -62,17 +62,7 @@ def _check_forward_params(x, w, stride, padding, dilation, groups):
         raise RuntimeError("dilation should be greater than zero")
     if groups <= 0:
         raise RuntimeError(f"expected groups to be greater than 0, but got groups={groups}")
-    if w.dim() != x.dim():
-        raise RuntimeError(f"Expected {w.dim()}-dimensional input for {w.dim()}-dimensional "
-                           f"weight {list(w.shape)}, but got {x.dim()}-dimensional input of "
-                           f"size {list(x.shape)} instead")
-    if w.shape[0] < groups:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
-                           f"dimension 0, but got weight of size {list(w.shape)} instead")
-    if w.shape[0] % groups:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by "
-                           f"{groups} at dimension 0, but got weight of size [{list(w.shape)}] "
-                           "instead")
+    _check_conv_weight(x, w, groups)
     _check_conv(x, w, None, groups, dim, "convolution_backward")
     padded = [s + 2 * p for s, p in zip(x.shape[2:], padding)]
     eff = [d * (k - 1) + 1 for k, d in zip(w.shape[2:], dilation)]

@@ -558,18 +558,36 @@ class Glu(BuiltinFunction):
 
 
 class RreluWithNoise(BuiltinFunction):
-    """out = x >= 0 ? x : noise * x, noise drawn per element;  dx = g * (noise or 1)."""
+    """out = x >= 0 ? x : noise * x, noise drawn per element;  dx = g * (noise or 1).
+
+    ``noise`` is an array, not an input: PyTorch's node has the one edge to ``x`` (and saves
+    ``self``, ``noise``, ``lower``, ``upper``, ``training``)."""
     _backward_name = "RreluWithNoiseBackward0"
 
     @staticmethod
-    def forward(ctx, x, noise):
-        ctx.save_for_backward(noise)
+    def forward(ctx, x, noise, lower, upper):
+        ctx.save_for_backward(x)
+        ctx.noise, ctx.lower, ctx.upper = noise, lower, upper
         return x * noise
 
     @staticmethod
     def backward(ctx, g):
-        (noise,) = ctx.saved_tensors
-        return g * noise, None
+        return g * _make(ctx.noise, None, False), None, None, None
+
+
+class RreluEval(LeakyRelu):
+    """rrelu outside training: leaky_relu with slope (lower + upper) / 2, on PyTorch's node
+    (whose ``noise`` is left unfilled)."""
+    _backward_name = "RreluWithNoiseBackward0"
+
+    @staticmethod
+    def forward(ctx, x, lower, upper):
+        ctx.lower, ctx.upper = lower, upper
+        return LeakyRelu.forward(ctx, x, (lower + upper) / 2)
+
+    @staticmethod
+    def backward(ctx, g):
+        return LeakyRelu.backward(ctx, g) + (None,)
 
 
 # ---- in-place forms that save their output, as PyTorch's do ---------------------------------

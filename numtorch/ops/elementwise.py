@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ..autograd._interpose import STATE as _FW
+from ..autograd._interpose import STATE as _FW, Unbatchable as _Unbatchable
 from . import _base as _B, _libm
 from ._base import BuiltinFunction
 from ..autograd.grad_mode import STATE
@@ -1605,11 +1605,14 @@ def round(input, *, decimals=None, out=None):
     return _out(out, Round.apply(input), "same")
 
 
-def clamp(input, min=None, max=None, *, out=None):
+def clamp(input, min=None, max=None, *, out=None, _op="clamp"):
     """Limit ``input`` to [min, max]; bounds may be scalars or tensors."""
     no_complex(input, "clamp is not supported for complex types")
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if (min is not None and max is not None) and \
+            isinstance(min, Tensor) is not isinstance(max, Tensor):
+        min, max = _mixed_bounds(input, min, max, _op)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         lo = operand(min, "clamp") if min is not None else None
         hi = operand(max, "clamp") if max is not None else None
@@ -1624,6 +1627,22 @@ def clamp(input, min=None, max=None, *, out=None):
     return _out(out, Clamp.apply(input, min, max), "same")
 
 
+_CLAMP_SIGNATURES = ("(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)",
+                     "(Tensor input, Number min = None, Number max = None, *, Tensor out = None)")
+
+
+def _mixed_bounds(input, min, max, op):
+    """A tensor bound with a number bound: PyTorch's parser reads a 0-dim tensor that needs
+    no gradient as a number (the Scalar overload, ClampBackward1); any other tensor fits
+    neither overload (TypeError)."""
+    t = min if isinstance(min, Tensor) else max
+    if t.dim() != 0 or t.requires_grad:
+        from ._util import invalid_arguments
+        raise invalid_arguments(op, (input, min, max), {}, _CLAMP_SIGNATURES)
+    v = t.item()
+    return (v, max) if t is min else (min, v)
+
+
 def _check_scalars_fit(npdt, *values):
     """PyTorch's overflow error for Python numbers that an integer result cannot hold."""
     if npdt.kind in "iu":
@@ -1633,7 +1652,9 @@ def _check_scalars_fit(npdt, *values):
                 scalar_as(v, D._FROM_NP[npdt])
 
 
-clip = clamp
+def clip(input, min=None, max=None, *, out=None):
+    """Alias of ``clamp``."""
+    return clamp(input, min, max, out=out, _op="clip")
 
 
 def clamp_min(input, min):
@@ -2024,15 +2045,26 @@ def _compare(np_fn, name):
                         (type(b) is _ndarray and b.dtype.kind == "c")):
             no_complex(input, f'"{name}_cpu" not implemented for \'{{T}}\'')
             no_complex(other, f'"{name}_cpu" not implemented for \'{{T}}\'')
-        dt = binary_dtype(a, b)
         try:
+            dt = binary_dtype(a, b)
             res = np_fn(cast(a, dt), cast(b, dt))
         except ValueError as e:
             raise _B._translate(e, [a, b]) from None
+        except _Unbatchable:   # inside vmap: once on the physical tensors
+            return _batched_elementwise(fn, (input, other), out)
         return _out(out, _make(as_array(res), None, False))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}`` comparison; returns a bool tensor."
     return fn
+
+
+def _batched_elementwise(fn, args, out=None, **kwargs):
+    """A value op (comparison, logical, bitwise, predicate) with a batched argument: the
+    batched path of ``numtorch.func`` (its failure branch: reached only inside vmap)."""
+    if out is not None:
+        raise _Unbatchable("out= of a batched value op")
+    from ..func import _batched_values
+    return _batched_values.elementwise(fn, args, **kwargs)
 
 
 eq = _compare(np.equal, "eq")
@@ -2053,6 +2085,8 @@ def _logical(np_fn, name):
             res = np_fn(a, b)
         except ValueError as e:
             raise _B._translate(e, [a, b]) from None
+        except _Unbatchable:
+            return _batched_elementwise(fn, (input, other), out)
         return _out(out, _make(as_array(res), None, False))
     fn.__name__ = fn.__qualname__ = name
     return fn
@@ -2064,7 +2098,10 @@ logical_xor = _logical(np.logical_xor, "logical_xor")
 
 
 def logical_not(input, *, out=None):
-    return _out(out, _make(np.logical_not(input._data), None, False))
+    try:
+        return _out(out, _make(np.logical_not(input._data), None, False))
+    except _Unbatchable:
+        return _batched_elementwise(logical_not, (input,), out)
 
 
 def _bitwise(np_fn, name):
@@ -2072,7 +2109,10 @@ def _bitwise(np_fn, name):
         input, other = _tensor_first(input, other, name)
         a = input._data if isinstance(input, Tensor) else input
         b = other._data if isinstance(other, Tensor) else other
-        dt = binary_dtype(a, b)
+        try:
+            dt = binary_dtype(a, b)
+        except _Unbatchable:
+            return _batched_elementwise(fn, (input, other), out)
         if dt.kind in "fc":
             kernel = {"bitwise_left_shift": "lshift", "bitwise_right_shift": "rshift"}.get(
                 name, name)
@@ -2082,6 +2122,8 @@ def _bitwise(np_fn, name):
             res = np_fn(cast(a, dt), cast(b, dt))
         except ValueError as e:
             raise _B._translate(e, [a, b]) from None
+        except _Unbatchable:
+            return _batched_elementwise(fn, (input, other), out)
         return _out(out, _make(as_array(res), None, False))
     fn.__name__ = fn.__qualname__ = name
     return fn
@@ -2098,31 +2140,52 @@ def bitwise_not(input, *, out=None):
     if input._data.dtype.kind in "fc":
         raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for "
                                   f"'{D.SCALAR_NAMES[input.dtype]}'")
-    return _out(out, _make(np.invert(input._data), None, False))
+    try:
+        return _out(out, _make(np.invert(input._data), None, False))
+    except _Unbatchable:
+        return _batched_elementwise(bitwise_not, (input,), out)
 
 
 def isnan(input):
-    return _make(np.isnan(input._data), None, False)
+    try:
+        return _make(np.isnan(input._data), None, False)
+    except _Unbatchable:
+        return _batched_elementwise(isnan, (input,))
 
 
 def isinf(input):
-    return _make(np.isinf(input._data), None, False)
+    try:
+        return _make(np.isinf(input._data), None, False)
+    except _Unbatchable:
+        return _batched_elementwise(isinf, (input,))
 
 
 def isfinite(input):
-    return _make(np.isfinite(input._data), None, False)
+    try:
+        return _make(np.isfinite(input._data), None, False)
+    except _Unbatchable:
+        return _batched_elementwise(isfinite, (input,))
 
 
 def isposinf(input):
-    return _make(np.isposinf(input._data), None, False)
+    try:
+        return _make(np.isposinf(input._data), None, False)
+    except _Unbatchable:
+        return _batched_elementwise(isposinf, (input,))
 
 
 def isneginf(input):
-    return _make(np.isneginf(input._data), None, False)
+    try:
+        return _make(np.isneginf(input._data), None, False)
+    except _Unbatchable:
+        return _batched_elementwise(isneginf, (input,))
 
 
 def signbit(input):
-    return _make(np.signbit(input._data), None, False)
+    try:
+        return _make(np.signbit(input._data), None, False)
+    except _Unbatchable:
+        return _batched_elementwise(signbit, (input,))
 
 
 def _close_arrays(input, other, rtol, atol, equal_nan):
@@ -2147,16 +2210,29 @@ def _check_tolerances(rtol, atol):
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Elementwise ``|input - other| <= atol + rtol * |other|`` (both of one dtype)."""
-    return _make(as_array(_close_arrays(input, other, rtol, atol, equal_nan)).copy(), None,
-                 False)
+    try:
+        return _make(as_array(_close_arrays(input, other, rtol, atol, equal_nan)).copy(), None,
+                     False)
+    except _Unbatchable:
+        return _batched_elementwise(isclose, (input, other), rtol=rtol, atol=atol,
+                                    equal_nan=equal_nan)
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True when every element of ``input`` is close to ``other``."""
-    return bool(_close_arrays(input, other, rtol, atol, equal_nan).all())
+    try:
+        return bool(_close_arrays(input, other, rtol, atol, equal_nan).all())
+    except _Unbatchable:   # inside vmap, as PyTorch: no per-sample fallback
+        raise RuntimeError("vmap over torch.allclose isn't supported yet. Please file an issue "
+                           "at https://github.com/pytorch/pytorch/issues if you need this "
+                           "feature.") from None
 
 
 def equal(input, other):
     """True when both tensors have the same shape and elements."""
-    return input._data.shape == other._data.shape and bool(
-        np.array_equal(input._data, other._data))
+    try:
+        return input._data.shape == other._data.shape and bool(
+            np.array_equal(input._data, other._data))
+    except _Unbatchable:   # inside vmap, as PyTorch: no per-sample fallback
+        raise RuntimeError("Batching rule not implemented for aten::equal. We could not "
+                           "generate a fallback.") from None

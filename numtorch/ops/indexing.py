@@ -13,6 +13,7 @@ from .._tensor import Tensor
 from ._base import BuiltinFunction
 from ..autograd._saved_attrs import keep_given
 from ..autograd.grad_mode import STATE as _GRAD
+from ..autograd._interpose import Unbatchable
 from ._util import wrap_dim, cast, write_out
 from .shape import place, place_array
 
@@ -463,6 +464,21 @@ def getitem(x, key):
         if _ellipses(nkey) > 1:
             return getitem(x, _one_ellipsis(nkey, x._data.ndim))
         raise _index_error(e, x, nkey) from None
+    except Unbatchable:
+        _refuse_batched_mask(nkey)
+        raise
+
+
+_BATCHED_MASK = ("vmap: We do not support batching operators that can support dynamic shape. "
+                 "Attempting to batch over indexing with a boolean mask.")
+
+
+def _refuse_batched_mask(nkey):
+    """Inside vmap, PyTorch's error for a boolean mask that is vmapped over (each sample
+    would select a different number of elements)."""
+    from ..func._batching import BatchedData
+    if any(isinstance(k, BatchedData) and k.dtype == np.bool_ for k in nkey):
+        raise RuntimeError(_BATCHED_MASK) from None
 
 
 def _ellipses(key):
@@ -559,6 +575,9 @@ def setitem(x, key, value):
         if _ellipses(nkey) > 1:
             return setitem(x, _one_ellipsis(nkey, x._data.ndim), value)
         raise _index_error(e, x, nkey) from None
+    except Unbatchable:
+        _refuse_batched_mask(nkey)
+        raise
 
 
 def _fit(value, x):

@@ -686,22 +686,26 @@ def _reflect(c, twice_low, twice_high):
         np.where(even, sign, -sign)
 
 
-def _pad_coord(c, size, padding_mode, align_corners):
+def _pad_coord(c, size, padding_mode, align_corners, masked=True):
     """Pixel position ``c`` moved inside by padding_mode, and d(new)/d(c)."""
     mult = np.ones_like(c)
     if padding_mode == "reflection":
         bounds = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
         c, mult = _reflect(c, *bounds)
     if padding_mode != "zeros":
-        mult = mult * ((c > 0) & (c < size - 1))
+        inside = (c > 0) & (c < size - 1)
+        # NOTE: PyTorch's 2-d kernel masks the factor bitwise (a clipped point's is +0.0),
+        # its 3-d one multiplies by 0 (-0.0 where reflection flipped the sign): the sign
+        # of a zero gradient follows
+        mult = np.where(inside, mult, 0).astype(mult.dtype) if masked else mult * inside
         c = np.clip(c, 0, size - 1).astype(mult.dtype)
     return c, mult
 
 
-def _source(coord, size, padding_mode, align_corners):
+def _source(coord, size, padding_mode, align_corners, masked=True):
     """Pixel position of each grid coordinate after padding_mode, and its gradient factor."""
     c, scale = _unnormalize(coord, size, align_corners)
-    c, mult = _pad_coord(c, size, padding_mode, align_corners)
+    c, mult = _pad_coord(c, size, padding_mode, align_corners, masked)
     return c.astype(coord.dtype), mult * scale
 
 
@@ -809,7 +813,7 @@ def _grid_terms(x, grid, mode, padding_mode, align_corners, second=False):
         return _bicubic_terms(x, grid, padding_mode, align_corners, second)
     nsp = x.ndim - 2
     sizes = x.shape[2:]
-    srcs = [_source(grid[..., nsp - 1 - d], sizes[d], padding_mode, align_corners)
+    srcs = [_source(grid[..., nsp - 1 - d], sizes[d], padding_mode, align_corners, nsp < 3)
             for d in range(nsp)]
     n = np.arange(x.shape[0]).reshape((-1,) + (1,) * nsp)
     keys = [((n,) + tuple(i), w, dws, d2) for i, w, dws, d2 in
@@ -872,7 +876,12 @@ class GridSamplerBackward(BuiltinFunction):
             _add_at(gx, key, gt * w[..., None])
             gdot = (gt * xt[key]).sum(-1)
             for d in range(nsp):
-                ggrid[..., nsp - 1 - d] += gdot * dws[d] * mults[d]
+                ggrid[..., nsp - 1 - d] += gdot * dws[d]
+        # NOTE: as PyTorch, the sum in source units times d src/d grid last (a clipped
+        # point's +0.0 factor then keeps the sum's sign); nearest's gradient is plain zeros
+        if mode != "nearest":
+            for d in range(nsp):
+                ggrid[..., nsp - 1 - d] *= mults[d]
         return np.moveaxis(gx, -1, 1).copy(), ggrid
 
     @staticmethod

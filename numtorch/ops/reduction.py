@@ -11,6 +11,7 @@ from .. import _dtype as D, _threads
 from .._tensor import Tensor
 from ._base import BuiltinFunction
 from ..autograd._saved_attrs import keep_given, negative
+from ..autograd._interpose import Unbatchable
 from . import _libm
 from ._cascade import VEC_LANES, running_sum, torch_sum, vec_sum_lastdim
 from ._util import (not_a_tensor, wrap_dim, wrap_dims, as_array, cast, reshape_array,
@@ -569,11 +570,24 @@ def aminmax(input, *, dim=None, keepdim=False):
 
 def argmax(input, dim=None, keepdim=False):
     """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
-    return _arg(np.argmax, input, dim, keepdim)
+    try:
+        return _arg(np.argmax, input, dim, keepdim)
+    except Unbatchable:
+        return _batched_reduction(argmax, input, dim, keepdim)
 
 
 def argmin(input, dim=None, keepdim=False):
-    return _arg(np.argmin, input, dim, keepdim)
+    try:
+        return _arg(np.argmin, input, dim, keepdim)
+    except Unbatchable:
+        return _batched_reduction(argmin, input, dim, keepdim)
+
+
+def _batched_reduction(fn, input, dim, keepdim):
+    """``fn`` (argmax, argmin, any, all) inside vmap: once on the physical tensor (reached
+    only there: a batched tensor's data makes the plain path raise Unbatchable)."""
+    from ..func import _batched_values
+    return _batched_values.reduction(fn, input, dim, keepdim)
 
 
 def _arg(fn, input, dim, keepdim):
@@ -1499,7 +1513,10 @@ def all(input, dim=None, keepdim=False, *, out=None):
     # NOTE: an empty dim list reduces nothing here (sum's reduces everything)
     axis = None if dim is None else () if isinstance(dim, (tuple, list)) and not dim else \
         _dims_arg(dim, x.ndim)
-    res = as_array(np.all(x, axis=axis, keepdims=keepdim))
+    try:
+        res = as_array(np.all(x, axis=axis, keepdims=keepdim))
+    except Unbatchable:
+        return _batched_reduction(all, input, dim, keepdim)
     return _make(res if x.dtype != np.uint8 else res.astype(np.uint8), None, False)
 
 
@@ -1511,7 +1528,10 @@ def any(input, dim=None, keepdim=False, *, out=None):
     # NOTE: an empty dim list reduces nothing here (sum's reduces everything)
     axis = None if dim is None else () if isinstance(dim, (tuple, list)) and not dim else \
         _dims_arg(dim, x.ndim)
-    res = as_array(np.any(x, axis=axis, keepdims=keepdim))
+    try:
+        res = as_array(np.any(x, axis=axis, keepdims=keepdim))
+    except Unbatchable:
+        return _batched_reduction(any, input, dim, keepdim)
     return _make(res if x.dtype != np.uint8 else res.astype(np.uint8), None, False)
 
 

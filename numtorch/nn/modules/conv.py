@@ -176,6 +176,8 @@ class _ConvTransposeNd(_ConvNd):
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for '
                              f'{self.__class__.__name__}')
+        if isinstance(padding, str):  # PyTorch's _single/_pair split it into its letters
+            padding = tuple(padding)
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, device, dtype, True, output_padding)
 

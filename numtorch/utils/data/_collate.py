@@ -11,6 +11,7 @@ import re
 
 import numpy as np
 
+from ..._naming import torch_named
 from ..._tensor import Tensor
 
 __all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map",
@@ -174,3 +175,12 @@ def default_collate(batch):
     {'x': tensor([1., 2.], dtype=torch.float64)}
     """
     return collate(batch, collate_fn_map=default_collate_fn_map)
+
+
+# PyTorch's home for the collate functions: they show its name where torch is numtorch (a
+# collate_fn pickled for a worker process is found there, the module re-exports them)
+for _fn in (collate, collate_float_fn, collate_int_fn, collate_numpy_array_fn,
+            collate_numpy_scalar_fn, collate_str_fn, collate_tensor_fn, default_collate,
+            default_convert):
+    torch_named(_fn, "numtorch.utils.data._utils.collate")
+del _fn

@@ -8,6 +8,8 @@ The same fetchers run in the main process (``num_workers=0``) and inside worker 
 """
 import itertools
 
+from ..._naming import torch_named
+
 __all__ = ["MapFetcher", "IterableFetcher", "create_fetcher"]
 
 
@@ -50,7 +52,22 @@ class IterableFetcher:
 
 
 def create_fetcher(kind, dataset, auto_collation, collate_fn, drop_last):
-    """The fetcher for a dataset of ``kind`` ('map' or 'iterable')."""
-    if kind == "iterable":
+    """The fetcher for a dataset of ``kind`` (a :class:`_DatasetKind` value)."""
+    if kind == _DatasetKind.Iterable:
         return IterableFetcher(dataset, auto_collation, collate_fn, drop_last)
     return MapFetcher(dataset, auto_collation, collate_fn)
+
+
+class _DatasetKind:
+    """``torch.utils.data._DatasetKind``: a loader's ``_dataset_kind`` is ``Map`` (0) or
+    ``Iterable`` (1), as in PyTorch.
+
+    >>> _DatasetKind.create_fetcher(_DatasetKind.Map, [5, 6], False, int, False).fetch(1)
+    6
+    """
+    Map = 0
+    Iterable = 1
+    create_fetcher = staticmethod(create_fetcher)
+
+
+torch_named(_DatasetKind, "numtorch.utils.data.dataloader")  # PyTorch's home (it imports it)

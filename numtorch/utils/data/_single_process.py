@@ -12,7 +12,7 @@ or without workers, as PyTorch does; so the main random stream stays in step wit
 import warnings
 
 from ... import _dtype as D
-from ._fetch import create_fetcher
+from ._fetch import _DatasetKind, create_fetcher
 
 __all__ = ["_BaseDataLoaderIter", "_SingleProcessDataLoaderIter"]
 
@@ -55,7 +55,7 @@ class _BaseDataLoaderIter:
     def __next__(self):
         data = self._next_data()
         self._num_yielded += 1
-        if self._dataset_kind == "iterable" and self._IterableDataset_len_called is not None \
+        if self._dataset_kind == _DatasetKind.Iterable and self._IterableDataset_len_called is not None \
                 and self._num_yielded > self._IterableDataset_len_called:
             self._warn_length()
         return data

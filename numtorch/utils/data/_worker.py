@@ -23,6 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._naming import torch_named
+from ._fetch import _DatasetKind
+
 __all__ = ["WorkerInfo", "get_worker_info", "ExceptionWrapper", "worker_loop",
            "worker_seeds", "MP_STATUS_CHECK_INTERVAL"]
 
@@ -177,7 +180,7 @@ def _fetch(fetcher, index, kind, worker_id):
     try:
         return fetcher.fetch(index), False
     except StopIteration:
-        if kind == "iterable":
+        if kind == _DatasetKind.Iterable:
             return IterableDatasetStopIteration(worker_id), True
         return ExceptionWrapper(where=f"in DataLoader worker process {worker_id}"), False
     except Exception:
@@ -223,3 +226,8 @@ def worker_loop(spec, index_queue, result_queue, done_event, worker_id):
     if done_event.is_set():
         result_queue.cancel_join_thread()
         result_queue.close()
+
+
+# PyTorch's home for these (its _utils.worker module, which numtorch's re-exports)
+torch_named(WorkerInfo, "numtorch.utils.data._utils.worker")
+torch_named(get_worker_info, "numtorch.utils.data._utils.worker")

@@ -16,6 +16,7 @@ import warnings
 from typing import Generic
 
 from ._collate import default_collate, default_convert
+from ._fetch import _DatasetKind
 from ._multiprocessing import _MultiProcessingDataLoaderIter
 from ._single_process import _SingleProcessDataLoaderIter
 from ._worker import get_worker_info  # noqa: F401  (PyTorch's module has it too)
@@ -98,8 +99,9 @@ class DataLoader(Generic[T_co]):
         self.multiprocessing_context = multiprocessing_context
         self.persistent_workers, self.in_order = persistent_workers, in_order
         self.pin_memory_device = pin_memory_device
-        self._dataset_kind = "iterable" if isinstance(dataset, IterableDataset) else "map"
-        if self._dataset_kind == "iterable":
+        self._dataset_kind = _DatasetKind.Iterable if isinstance(dataset, IterableDataset) \
+            else _DatasetKind.Map
+        if self._dataset_kind == _DatasetKind.Iterable:
             _check_iterable_options(shuffle, sampler, batch_sampler)
         sampler, batch_sampler, batch_size, drop_last = self._samplers(
             dataset, batch_size, shuffle, sampler, batch_sampler, drop_last, generator)
@@ -129,7 +131,7 @@ class DataLoader(Generic[T_co]):
             raise ValueError("batch_size=None option disables auto-batching and is mutually "
                              "exclusive with drop_last")
         if sampler is None:
-            if self._dataset_kind == "iterable":
+            if self._dataset_kind == _DatasetKind.Iterable:
                 sampler = _InfiniteConstantSampler()
             elif shuffle:
                 sampler = RandomSampler(dataset, generator=generator)
@@ -185,7 +187,7 @@ class DataLoader(Generic[T_co]):
         return _MultiProcessingDataLoaderIter(self)
 
     def __len__(self):
-        if self._dataset_kind == "iterable":
+        if self._dataset_kind == _DatasetKind.Iterable:
             length = self._IterableDataset_len_called = len(self.dataset)
             if self.batch_size is not None:
                 from math import ceil
