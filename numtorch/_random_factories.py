@@ -327,6 +327,9 @@ def bernoulli(input, p=None, *, generator=None, out=None):
             "Tensor input, *, torch.Generator generator = None, Tensor out = None",
             "Tensor input, float p, *, torch.Generator generator = None"))
     if p is not None:
+        if type(input._data) is not np.ndarray:   # batched inside vmap
+            from .func._batching import check_random_batched
+            check_random_batched(input)
         res = RO.bernoulli_scalar(input, float(p), generator)
     else:
         res = RO.Bernoulli.apply(input, generator)
@@ -340,6 +343,9 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     >>> torch.multinomial(torch.tensor([0., 1., 0.]), 1)
     tensor([1])
     """
+    if isinstance(input, Tensor) and type(input._data) is not np.ndarray:   # inside vmap
+        from .func._batching import check_random_batched
+        check_random_batched(input)
     arr = R.multinomial(input._data, int(num_samples), replacement, generator)
     return _finish(arr, False, None, out, "multinomial")
 

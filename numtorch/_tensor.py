@@ -65,6 +65,14 @@ def _check_storage(data):
         raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
 
 
+def _check_no_batched_storage(data):
+    """``untyped_storage()`` / ``storage()`` of a batched tensor inside vmap: PyTorch's error
+    (a batched tensor has no storage of its own)."""
+    from .func._batching import BatchedData
+    if isinstance(data, BatchedData):
+        raise NotImplementedError("Cannot access storage of BatchedTensorImpl")
+
+
 class Tensor:
     """A multi-dimensional array with autograd, following ``torch.Tensor``."""
 
@@ -318,12 +326,16 @@ class Tensor:
         >>> x.untyped_storage().nbytes(), x[1:].untyped_storage().data_ptr() == x.data_ptr()
         (24, True)
         """
+        if type(self._data) is not np.ndarray:
+            _check_no_batched_storage(self._data)
         return _storage_of(self._data)
 
     def storage(self):
         """The buffer this tensor views, read as elements of its dtype (``TypedStorage``,
         which PyTorch deprecates: it warns once, as PyTorch does)."""
         warn_typed_storage_removal(stacklevel=2)
+        if type(self._data) is not np.ndarray:
+            _check_no_batched_storage(self._data)
         return TypedStorage(_storage_of(self._data), self.dtype)
 
     def is_set_to(self, tensor):

@@ -54,6 +54,146 @@ _INPLACE_INTO_UNBATCHED = (
     "out-of-place operators instead of inplace arithmetic. If said operator is being called "
     "inside the PyTorch framework, please file a bug report instead.")
 
+# in-place ops whose batching rule is PyTorch's generic in-place one ("inplace arithmetic"),
+# those that check the broadcast shape first, and those whose fallback names them bare (all
+# other in-place ops hit the fallback, named ``aten::<op>``)
+_ARITH_INPLACE = frozenset({"sub_", "mul_", "div_", "true_divide_", "multiply_", "divide_",
+                            "logical_and_", "logical_or_", "logical_xor_", "clamp_min_",
+                            "clamp_max_", "copy_"})
+_SHAPE_INPLACE = frozenset({"add_", "atan2_", "copysign_", "bitwise_and_", "bitwise_or_",
+                            "bitwise_xor_", "bitwise_left_shift_", "bitwise_right_shift_",
+                            "gcd_", "lcm_"})
+_BARE_INPLACE = frozenset({"fill_", "index_add_", "scatter_add_", "index_fill_",
+                           "index_put_"})
+_OUT_NAMES = {"where": "where.self_out"}
+_GENERIC_FRAMES = frozenset({"fn", "call", "method", "<lambda>", "wrapper", "wrapped"})
+
+
+def _inplace_op():
+    """(kind, name) of the in-place op (or ``out=`` function) on the stack: found from its
+    frames, as this runs only when that op is about to fail."""
+    from ..ops.elementwise import _OUT_HELPERS
+    f = sys._getframe(2)
+    for _ in range(12):
+        if f is None:
+            break
+        name = f.f_code.co_name
+        if name in _OUT_HELPERS:
+            g = f.f_back
+            for _ in range(4):   # up to the public function (past private helpers)
+                if g is None:
+                    break
+                fn = g.f_code.co_name
+                public = g.f_locals.get("name")
+                cls = g.f_locals.get("cls")
+                if isinstance(public, str):
+                    fn = public
+                elif fn == "fn" and isinstance(cls, type):   # a unary op's shared code
+                    fn = cls.__name__.lower()
+                elif fn.startswith("_") or fn in _GENERIC_FRAMES or fn in _OUT_HELPERS:
+                    g = g.f_back
+                    continue
+                return "out", _OUT_NAMES.get(fn, fn + ".out")
+            return "inplace", None
+        if name == "inplace" and f.f_code.co_filename.endswith("inplace.py"):
+            g = f.f_back
+            for _ in range(3):
+                if g is None:
+                    break
+                loc = g.f_locals
+                if g.f_code.co_name == "method":
+                    base = loc.get("op_name") or loc.get("fn_name")
+                    if isinstance(base, str):
+                        return "inplace", base + "_"
+                elif g.f_code.co_name == "masked_fill_":
+                    value = loc.get("value")
+                    batched = isinstance(value, Tensor) and type(value._data) is BatchedData
+                    return "inplace", "masked_fill_" if batched else "copy_"
+                elif isinstance(loc.get("name"), str) and loc["name"].endswith("_"):
+                    return "inplace", loc["name"]
+                elif g.f_code.co_name.endswith("_") and not g.f_code.co_name.startswith("_"):
+                    return "inplace", g.f_code.co_name
+                g = g.f_back
+            return "inplace", None
+        f = f.f_back
+    return "inplace", None
+
+
+def _public_level(level):
+    """PyTorch's number for vmap level ``level``: its depth among the active transforms."""
+    S = _interpose.STATE
+    return (sum(1 for lvl, _, _ in S.vmap_levels if lvl <= level)
+            + sum(1 for d in S.diff_levels if d <= level))
+
+
+def inplace_into_unbatched(self_shape, other_shape, level, outer=()):
+    """PyTorch's error for an in-place op writing a value batched at ``level`` (logical
+    shape ``other_shape``) into a tensor of shape ``self_shape`` that is not batched there
+    (but is at the enclosing levels of batch sizes ``outer``, outermost first)."""
+    kind, name = _inplace_op()
+    if kind == "out":
+        return RuntimeError(f"Batching rule not implemented for aten::{name}; the fallback "
+                            "path doesn't work on out= or view ops.")
+    if name is None or name in _ARITH_INPLACE:
+        return RuntimeError(_INPLACE_INTO_UNBATCHED)
+    if name in _SHAPE_INPLACE:
+        try:
+            shape = np.broadcast_shapes(tuple(self_shape), tuple(other_shape))
+        except ValueError:
+            shape = tuple(other_shape)
+        shape = tuple(outer) + (batch_size(level),) + tuple(shape)
+        if outer:   # PyTorch shows the physical shapes, the missing batch dim as size 1
+            self_shape = tuple(outer) + (1,) + tuple(self_shape)
+        return RuntimeError(f"output with shape [{', '.join(map(str, self_shape))}] doesn't "
+                            f"match the broadcast shape [{', '.join(map(str, shape))}]")
+    if name in _BARE_INPLACE:
+        return RuntimeError(_INPLACE_INTO_UNBATCHED.replace("inplace arithmetic", name))
+    op = "aten::" + name
+    return RuntimeError(_INPLACE_INTO_UNBATCHED.replace("inplace arithmetic", op).replace(
+        "in a vmap", f"at level {_public_level(level)}"))
+
+
+def check_inplace_into_unbatched(self, args):
+    """Called when an in-place op on ``self`` fell back to per-sample evaluation: PyTorch's
+    error when a batched argument would be written into ``self`` not batched at its level."""
+    d = self._data
+    own = d.level if type(d) is BatchedData else None
+    for a in args:
+        if isinstance(a, Tensor) and type(a._data) is BatchedData and \
+                (own is None or a._data.level > own):
+            raise inplace_into_unbatched(self.shape, a.shape, a._data.level)
+
+
+def check_random_batched(input, into=None, op=None):
+    """A random op whose parameter tensor ``input`` may be batched (called only then):
+    PyTorch's errors under randomness='same' (one draw for the whole batch cannot follow
+    per-sample parameters) and, for an in-place op ``op`` writing into ``into`` that is not
+    batched there, under 'different'."""
+    d = input._data
+    if type(d) is not BatchedData:
+        return
+    mode = next((v[2] for v in _interpose.STATE.vmap_levels if v[0] == d.level), None)
+    if mode == "same":
+        raise RuntimeError("Vmap does not currently support same randomness with a batched "
+                           "tensor input. Please file an issue with functorch")
+    if mode == "different" and into is not None:
+        own = into._data
+        if type(own) is not BatchedData or own.level < d.level:
+            raise RuntimeError(_INPLACE_INTO_UNBATCHED.replace("inplace arithmetic",
+                                                               f"inplace {op}"))
+
+
+def check_random_inplace(self):
+    """An in-place random op (``normal_``, ``uniform_`` ...) inside vmap: PyTorch refuses
+    'different' randomness into a tensor not batched at the current level."""
+    level, _, mode = _interpose.STATE.vmap_levels[-1]
+    d = self._data
+    if mode == "different" and (type(d) is not BatchedData or d.level < level):
+        raise RuntimeError("vmap: Cannot ask for different inplace randomness on an unbatched "
+                           "tensor. This will appear like same randomness. If this is "
+                           "necessary for your usage, please file an issue with functorch.")
+
+
 _ITEM = ("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
          "calling .item() on a Tensor, please try to rewrite what you're doing with other "
          "operations. If error is occurring somewhere inside PyTorch internals, please file a "
@@ -178,7 +318,7 @@ class BatchedData:
                 type(args[0]) is np.ndarray:
             # NOTE: only in-place ops write a batched value into a plain array (a tensor not
             # vmapped over); PyTorch refuses that rather than run it once per sample
-            raise RuntimeError(_INPLACE_INTO_UNBATCHED)
+            raise inplace_into_unbatched(args[0].shape, self.shape, self.level)
         caller = sys._getframe(1).f_code.co_name
         if func in (np.argwhere, np.nonzero) and caller == "nonzero":
             # as PyTorch, no per-sample loop: each sample's result has its own shape; but
@@ -195,6 +335,9 @@ class BatchedData:
             raise RuntimeError(_DYNAMIC_SHAPE.format(
                 "unique_dim" if func is np.unique else _DYNAMIC_CALLERS[caller]))
         if func in (np.may_share_memory, np.shares_memory):   # overlap checks: physically
+            if len(args) > 1 and type(args[0]) is BatchedData and \
+                    type(args[1]) is BatchedData and args[0].level != args[1].level:
+                return False   # batched at different levels: PyTorch sees no overlap
             return func(*[a.tensor._data if type(a) is BatchedData else a for a in args],
                         **kwargs)
         raise Unbatchable(f"NumPy function {func.__name__} on a batched tensor")
@@ -202,6 +345,13 @@ class BatchedData:
     def _copy_into(self, src, casting="same_kind", where=True):
         """An in-place write into a batched tensor: into its physical array, per sample."""
         if type(src) is BatchedData:
+            if src.level > self.level:   # batched at an inner level this tensor is not
+                outer, d = [], self
+                while type(d) is BatchedData:
+                    outer.append(batch_size(d.level))
+                    d = d.tensor._data
+                raise inplace_into_unbatched(self.shape, src.shape, src.level,
+                                             tuple(reversed(outer)))
             if src.level != self.level or src.shape != self.shape or where is not True:
                 raise Unbatchable("in-place write of a differently batched value")
             src = src.tensor._data

@@ -160,13 +160,9 @@ def _run(func, flat, spec, dims, size, out_dims, randomness, kwargs):
                 b._data.bdim = d % (b.dim() + 1)
         out = func(*_pytree.tree_unflatten(batched, spec), **kwargs)
         if randomness != "same" and not _same_rng(_rng_state(), before):
-            if randomness == "error":
-                err = RuntimeError(
-                    "vmap: called random operation while in randomness error mode. Please "
-                    "either use the 'same' or 'different' randomness flags on vmap or perform "
-                    "the randomness operation out of vmap")
-                err.user_vmap_error = True  # jacfwd/jacrev re-raise it rather than loop
-                raise err
+            if randomness == "error":   # PyTorch raises at the first draw: none happened
+                _restore_rng(before)
+                raise _randomness_error()
             raise Unbatchable("random draws differ per sample")
         return _unwrap_outputs(func, out, out_dims, level, size)
     except Exception as e:  # noqa: BLE001 - only batching failures are caught
@@ -178,9 +174,8 @@ def _run(func, flat, spec, dims, size, out_dims, randomness, kwargs):
     finally:
         _interpose.exit_func()
         _interpose.pop_vmap(level)
-    if randomness != "same":
-        _restore_rng(before)
-    return _loop(func, flat, spec, dims, size, out_dims, kwargs)
+    _restore_rng(before)   # the loop redraws what the failed batched attempt drew
+    return _loop(func, flat, spec, dims, size, out_dims, kwargs, randomness)
 
 
 def _out_dims(func, out_dims, ospec):
@@ -223,13 +218,32 @@ def _unwrap_one(o, level, size, d):
     return p
 
 
-def _loop(func, flat, spec, dims, size, out_dims, kwargs):
-    """The fallback: ``func`` on each sample, results stacked along ``out_dims``."""
+def _randomness_error():
+    err = RuntimeError(
+        "vmap: called random operation while in randomness error mode. Please either use the "
+        "'same' or 'different' randomness flags on vmap or perform the randomness operation "
+        "out of vmap")
+    err.user_vmap_error = True  # jacfwd/jacrev re-raise it rather than loop
+    return err
+
+
+def _loop(func, flat, spec, dims, size, out_dims, kwargs, randomness=None):
+    """The fallback: ``func`` on each sample, results stacked along ``out_dims``.
+
+    A random draw there (an op that fell back before drawing) is still refused under
+    randomness='error', as PyTorch refuses it; under 'same' each sample replays the same
+    draws."""
     from ..ops.shape import stack
     results = []
+    before = _rng_state() if randomness in ("error", "same") else None
     for b in range(size):
+        if b and randomness == "same":   # every sample gets the same draws, as one draw
+            _restore_rng(before)         # broadcast over the batch
         sample = [x.select(d, b) if d is not None else x for x, d in zip(flat, dims)]
         results.append(func(*_pytree.tree_unflatten(sample, spec), **kwargs))
+        if randomness == "error" and not _same_rng(_rng_state(), before):
+            _restore_rng(before)
+            raise _randomness_error()
     leaves0, ospec = _pytree.tree_flatten(results[0])
     odims = _out_dims(func, out_dims, ospec)
     cols = [_pytree.tree_flatten(r)[0] for r in results]

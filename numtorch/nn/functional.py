@@ -408,10 +408,20 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     return _rrelu(input, lower, upper, training, inplace)
 
 
+def _is_batched(data):
+    """Whether ``data`` is a batched tensor's inside vmap."""
+    from ..func._batching import BatchedData
+    return isinstance(data, BatchedData)
+
+
 def _rrelu(input, lower, upper, training, inplace, generator=None):
     """``rrelu``, drawing from ``generator`` (``torch.rrelu`` takes one)."""
     if not isinstance(input, Tensor):
         raise not_a_tensor("rrelu", input)
+    if type(input._data) is not np.ndarray and _is_batched(input._data):
+        # PyTorch has no batching rule (nor fallback) for it, training or not
+        raise RuntimeError(f"vmap: we do not yet support aten::rrelu{'_' if inplace else ''}. "
+                           "Please file an issue")
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if input.dtype.category < D._FLOAT and (inplace or training):
@@ -1274,7 +1284,8 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     if log_input:
         loss = input.exp() - target * input
     else:
-        loss = input - target * (input + eps).log()
+        # (PyTorch's C++ ``input + eps``: AddBackward1, no edge for eps)
+        loss = input - target * E.AddScalar.apply(input, eps).log()
     if full:
         stirling = target * target.log() - target + (target * (2 * math.pi)).log() * 0.5
         loss = loss + stirling.masked_fill(target <= 1, 0)
@@ -1331,7 +1342,8 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     # NOTE: PyTorch fills a tensor like the input with the margin: an integer input keeps
     # its dtype (the margin truncated)
     (margin,) = _int_scalars(input, margin)
-    margin_clamp = (margin - input).clamp_min(0)
+    # (PyTorch's C++ ``margin - self``: SubBackward0 with the margin a wrapped number)
+    margin_clamp = E.Sub.apply(margin, input).clamp_min(0)
     out = E.where(target != 1, margin_clamp, zeros) + E.where(target != -1, input, zeros)
     return _reduce(out, reduction)
 
@@ -1348,8 +1360,10 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
                            f"but got sizes: input1: {input1.size()}, input2: {input2.size()}, "
                            f"target: {target.size()} ")
-    # NOTE: PyTorch's margin is a double: integer inputs give a float loss
-    return _reduce((-target * (input1 - input2) + float(margin)).clamp_min(0), reduction)
+    # NOTE: PyTorch's margin is a double: integer inputs give a float loss; its C++ adds it
+    # as a Scalar (AddBackward1, one edge)
+    return _reduce(E.AddScalar.apply(-target * (input1 - input2), float(margin)).clamp_min(0),
+                   reduction)
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
@@ -1371,12 +1385,15 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
         raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with "
                            f"sizes {list(input1.shape)} and {list(input2.shape)}.")
     eps = 1e-12
+    # NOTE: the nodes of PyTorch's C++ composite: ``+ eps`` and ``- margin`` are the Scalar
+    # overloads (AddBackward1, SubBackward1: one edge), ``1 - cos`` a SubBackward0
     prod = (input1 * input2).sum(tdim)
-    denom = (((input1 * input1).sum(tdim) + eps) * ((input2 * input2).sum(tdim) + eps)).sqrt()
+    denom = (E.AddScalar.apply((input1 * input1).sum(tdim), eps)
+             * E.AddScalar.apply((input2 * input2).sum(tdim), eps)).sqrt()
     cos = prod / denom
     zeros = _zeros_like(cos)
-    out = E.where(target == 1, 1 - cos, zeros) + \
-        E.where(target == -1, (cos - margin).clamp_min(0), zeros)
+    out = E.where(target == 1, E.Sub.apply(1, cos), zeros) + \
+        E.where(target == -1, E.SubScalar.apply(cos, margin).clamp_min(0), zeros)
     return _reduce(out, reduction)
 
 
@@ -1403,7 +1420,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         d_neg = E.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
-    return _reduce((d_pos - d_neg + margin).clamp_min(0), reduction)
+    # (PyTorch's order, ``margin + d_pos - d_neg``: AddBackward1 then SubBackward0)
+    return _reduce((E.AddScalar.apply(d_pos, margin) - d_neg).clamp_min(0), reduction)
 
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
@@ -1530,22 +1548,14 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     if _FW.fw_levels:   # PyTorch has no forward-AD formula for it
         from ..autograd._tangents import refuse_duals
         refuse_duals("multilabel_margin_loss_forward", input)
-    x, t = input.reshape(nframe, c), target
-    tv = t._data.reshape(x.shape)
-    n, c = x.shape
+    tv = target._data.reshape(nframe, c)
     ended = np.cumsum(tv < 0, axis=1) > 0
     # NOTE: a class listed twice counts twice (PyTorch loops over the listed targets)
-    count = np.zeros((n, c), np.int64)
+    count = np.zeros((nframe, c), np.int64)
     rows, cols = np.nonzero(~ended)
     np.add.at(count, (rows, tv[rows, cols]), 1)
-    dt = x._data.dtype
-    picked = (x * _const((count > 0).astype(dt))).unsqueeze(2)  # x[j] on target rows j
-    margins = (1 - picked + x.unsqueeze(1)).clamp_min(0)         # [n, j, i]
-    pair = _const((count[:, :, None] * (count[:, None, :] == 0)).astype(dt))
-    loss = (margins * pair).sum((1, 2)) / c
-    if input.dim() < 2 and reduction == "none":
-        loss = loss.squeeze(0)
-    return _relabel(_reduce(loss, reduction), "MultilabelMarginLossBackward0")
+    return LS.MultilabelMarginLoss.apply(input, target, count, reduction,
+                                         input.dim() < 2 and reduction == "none")
 
 
 # ---- embeddings and distances -------------------------------------------------------------

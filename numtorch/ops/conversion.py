@@ -12,6 +12,7 @@ from .. import _dtype as D
 from .._device import device as _device_cls, check_device
 from .._layout import stride_sorted
 from .._tensor import Tensor
+from ..autograd._interpose import STATE as _IS
 from .shape import to_dtype
 
 _make = Tensor._make
@@ -229,6 +230,9 @@ def _random_inplace(self, fn):
     TensorIterator's), not in logical order; the samples go there in that order.
     """
     self._check_inplace()
+    if _IS.vmap_levels:   # inside vmap: 'different' randomness needs a batched target
+        from ..func._batching import check_random_inplace
+        check_random_inplace(self)
     data = self._data
     if data.flags.c_contiguous:
         data[...] = fn(data.shape, True)
@@ -275,6 +279,9 @@ def random_(self, from_=None, to=None, *, generator=None):
 def bernoulli_(self, p=0.5, *, generator=None):
     from .. import _random as R
     if isinstance(p, Tensor):
+        if type(p._data) is not np.ndarray:   # batched inside vmap
+            from ..func._batching import check_random_batched
+            check_random_batched(p, self, "bernoulli")
         probs = np.broadcast_to(p._data, self._data.shape)
         if not self._data.flags.c_contiguous:
             probs = probs.transpose(_iteration_order(self._data.shape, self._data.strides))

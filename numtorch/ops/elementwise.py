@@ -189,6 +189,13 @@ class Sub(BuiltinFunction):
         return (d if na else None), (as_array(np.negative(d)) if nb else None)
 
 
+class SubScalar(Sub):
+    """ATen's ``sub.Scalar``: ``tensor - number`` inside PyTorch's C++ composites
+    (cosine_embedding_loss's ``cos - margin``): SubBackward1, no edge for the number."""
+    _backward_name = "SubBackward1"
+    _wrapped_scalars = ()
+
+
 class Rsub(BuiltinFunction):
     """out = b - alpha * a (``scalar - tensor``);  da = -alpha * g."""
     _backward_name = "RsubBackward1"

@@ -19,7 +19,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.graph import saved_entries
 from ._base import BuiltinFunction
 from ._util import infer_size, number_argument, tp_name
-from ..autograd._interpose import STATE as _FW
+from ..autograd._interpose import STATE as _FW, Unbatchable
 from ..autograd._tangents import after_in_place, copy_visible_tangents
 
 _make = Tensor._make
@@ -65,6 +65,9 @@ def inplace(self, compute, *args, fill=False):
         STATE.enabled = False
         try:
             res = compute(self)
+        except Unbatchable:   # vmap's per-sample fallback: refused when it would write batched
+            _check_unbatched_target(self, args)   # values into an unbatched tensor
+            raise
         finally:
             STATE.enabled = prev
         _write(self, res, fill)
@@ -76,7 +79,11 @@ def inplace(self, compute, *args, fill=False):
     snapshot._output_nr = self._output_nr
     if _FW.fw_levels:
         copy_visible_tangents(self, snapshot)
-    res = compute(snapshot)
+    try:
+        res = compute(snapshot)
+    except Unbatchable:
+        _check_unbatched_target(self, args)
+        raise
     _write(self, res, fill)
     if _FW.fw_levels:
         after_in_place(self, res)
@@ -84,6 +91,13 @@ def inplace(self, compute, *args, fill=False):
         self._rebase_history(res._grad_fn, res._output_nr, 0)
         _resave_output(res, self)
     return self
+
+
+def _check_unbatched_target(self, args):
+    """Inside vmap: PyTorch's error when an in-place op has a batched argument but ``self``
+    is not batched (it has no per-sample loop for that)."""
+    from ..func._batching import check_inplace_into_unbatched
+    check_inplace_into_unbatched(self, args)
 
 
 def _check_no_grad_view(self):

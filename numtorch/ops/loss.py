@@ -345,6 +345,44 @@ class NllLoss2d(NllLoss):
     _backward_name = "NllLoss2DBackward0"
 
 
+class MultilabelMarginLoss(BuiltinFunction):
+    """loss_n = sum over listed targets j and unlisted classes i of max(0, 1 - x[j] + x[i]) / C
+    for ``x`` (n, C), ``count`` (n, C) how often each class is listed (a class listed twice
+    counts twice, as PyTorch loops over the list) and ``t`` the target as given (saved, with
+    ``is_target``, for ``grad_fn._saved_*``); ``squeeze`` drops the batch of a 1-D input's
+    unreduced loss.  dx[i] = sum_j w_ji, dx[j] -= sum_i w_ji with w the active pairs' factor."""
+    _backward_name = "MultilabelMarginLossBackward0"
+
+    @staticmethod
+    def forward(ctx, x, t, count, reduction, squeeze):
+        shape, dt = x.shape, x.dtype
+        x2 = x.reshape(count.shape)
+        c = count.shape[1]
+        mk = (count > 0).astype(dt)
+        pair = (count[:, :, None] * (count[:, None, :] == 0)).astype(dt)
+        pre = (dt.type(1) - (x2 * mk)[:, :, None]) + x2[:, None, :]
+        loss = torch_sum(np.maximum(pre, dt.type(0)) * pair, (1, 2), dt, False) / dt.type(c)
+        if squeeze:
+            loss = loss.reshape(())
+        ctx.save_for_backward(x, t, mk.reshape(shape))
+        ctx.reduction, ctx.mk, ctx.pair, ctx.active = reduction, mk, pair, pre > 0
+        return reduce_array(loss, reduction)
+
+    @staticmethod
+    def backward(ctx, g):
+        x = ctx.saved_tensors[0]
+        n, c = ctx.mk.shape
+        f = _scale(g, ctx.reduction, n) / c
+        f = f.reshape(-1, 1, 1) if ctx.reduction == "none" else f
+        w = f * _const(ctx.pair * ctx.active)  # (the pairs' factor: one per pair counted)
+        gx = (w.sum(1) - w.sum(2) * _const(ctx.mk)).reshape(x.shape)
+        from ..autograd.grad_mode import STATE
+        if STATE.enabled:  # create_graph: PyTorch has no derivative of this backward
+            from .torch_misc import NoDerivative
+            gx = NoDerivative.apply(x, gx._data, "multilabel_margin_loss_backward")
+        return gx, None, None, None, None
+
+
 class MultiMarginLoss(BuiltinFunction):
     """loss_i = sum_{j != y_i} w[y_i] max(0, margin - x[y_i] + x[j])^p / C."""
     _backward_name = "MultiMarginLossBackward0"

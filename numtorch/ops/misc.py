@@ -928,7 +928,7 @@ class UnsafeSplit(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, x, dim, sizes):
-        ctx.dim = dim
+        ctx.dim, ctx.sizes = dim, sizes  # (sizes: for _saved_split_size(s))
         starts = np.cumsum((0,) + sizes)
         lead = (slice(None),) * dim
         return tuple(x[lead + (slice(int(a), int(a) + n),)] for a, n in zip(starts, sizes))
@@ -943,11 +943,17 @@ class UnsafeSplitWithSizes(UnsafeSplit):
     _backward_name = "UnsafeSplitWithSizesBackward0"
 
 
-def _unsafe_pieces(input, pieces, dim, cls):
+def _unsafe_pieces(input, pieces, dim, cls, split_size=None):
     """The pieces ``split``/``chunk`` made of ``input.detach()`` (their checks), remade as
-    outputs of ``cls``."""
+    outputs of ``cls``; the node keeps a negative ``dim`` and ``split_size`` as given."""
+    from ..autograd._saved_attrs import keep_given
     d = wrap_dim(dim, input.ndim)
-    return cls.apply(input, d, tuple(p._data.shape[d] for p in pieces))
+    out = cls.apply(input, d, tuple(p._data.shape[d] for p in pieces))
+    if dim < 0:
+        keep_given(out, dim=dim)
+    if split_size is not None:
+        keep_given(out, split_size=split_size)
+    return out
 
 
 def unsafe_split(input, split_size_or_sections, dim=0):
@@ -955,8 +961,9 @@ def unsafe_split(input, split_size_or_sections, dim=0):
     allowed (PyTorch: "unsafe", the caller promises not to rely on the aliasing)."""
     from .shape import split
     pieces = split(input.detach(), split_size_or_sections, dim)
-    cls = UnsafeSplit if isinstance(split_size_or_sections, int) else UnsafeSplitWithSizes
-    return _unsafe_pieces(input, pieces, dim, cls)
+    if isinstance(split_size_or_sections, int):
+        return _unsafe_pieces(input, pieces, dim, UnsafeSplit, split_size_or_sections)
+    return _unsafe_pieces(input, pieces, dim, UnsafeSplitWithSizes)
 
 
 def unsafe_chunk(input, chunks, dim=0):

@@ -57,6 +57,12 @@ def _const(a):
     return _make(a, None, False)
 
 
+def _unsafe_chunk(a, n):
+    """``a.unsafe_chunk(n, 1)`` for a width divisible by n (the gate blocks)."""
+    from .misc import UnsafeSplit
+    return UnsafeSplit.apply(a, 1, (a.shape[1] // n,) * n)
+
+
 class LSTMCellFused(BuiltinFunction):
     """(h', c') of one LSTM step from (xg, h, c, W_hh, W_hh^T), ``h`` None meaning zeros;
     the BPTT step: d gates from (g_h', g_c'), then dxg = d, dh = d W_hh, dW_hh = d^T h,
@@ -192,7 +198,8 @@ def _lstm_grads(gh, gc, act, tc, c, out=None):
 # ---- the same in Tensor ops (create_graph) -------------------------------------------------
 def lstm_pointwise(gates, c):
     """(h', c') from the gate pre-activations [i f g o] and c, in composed Tensor ops."""
-    i, f, g, o = gates.chunk(4, 1)
+    # NOTE: PyTorch's cell takes ``unsafe_chunk`` of the gates (UnsafeSplitBackward0)
+    i, f, g, o = _unsafe_chunk(gates, 4)
     cy = f.sigmoid() * c + i.sigmoid() * g.tanh()
     return o.sigmoid() * cy.tanh(), cy
 
@@ -384,12 +391,13 @@ def _gru_layer_grads(g_out, g_h, ctx, w, need_h0):
 def gru_pointwise(gi, gh, h):
     """h' from the input and hidden projections [r z n] (``gh`` with b_hh), in composed
     Tensor ops."""
-    i_r, i_z, i_n = gi.chunk(3, 1)
-    h_r, h_z, h_n = gh.chunk(3, 1)
-    r = (i_r + h_r).sigmoid()
-    z = (i_z + h_z).sigmoid()
-    n = (i_n + r * h_n).tanh()
-    return n + z * (h - n)
+    # NOTE: operands in PyTorch's order (the graph's edges follow it; the values are the same)
+    i_r, i_z, i_n = _unsafe_chunk(gi, 3)
+    h_r, h_z, h_n = _unsafe_chunk(gh, 3)
+    r = (h_r + i_r).sigmoid()
+    z = (h_z + i_z).sigmoid()
+    n = (i_n + h_n * r).tanh()
+    return (h - n) * z + n
 
 
 def _hidden_gates(h, w, b):
