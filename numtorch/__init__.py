@@ -496,9 +496,7 @@ from .ops.torch_misc import (detach, is_inference, is_conj, is_neg, get_device, 
                              lstsq, eig, symeig, matrix_rank, select_copy, slice_copy,
                              split_copy, detach_copy, values_copy, indices_copy,
                              view_as_real_copy, view_as_complex_copy, unsafe_split_with_sizes,
-                             frobenius_norm, nuclear_norm, norm_except_dim, install_methods)
-install_methods()
-del install_methods
+                             frobenius_norm, nuclear_norm, norm_except_dim)
 from . import _dtype  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
 # torch.save / torch.load in PyTorch's file format

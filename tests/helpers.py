@@ -333,3 +333,32 @@ def numerical_grad_check(f, inputs, order=2, eps=1e-6, rtol=1e-5, atol=1e-6, see
         return numtorch.cat([g.reshape(-1) for g in grads])
 
     _vjp_check(first_derivative, xs, eps, rtol * 10, atol * 10, rng)
+
+
+def saved_value(v):
+    """A node's saved attribute in a form both engines print alike: a tensor as (shape,
+    dtype, rounded sum), anything else as its repr."""
+    if hasattr(v, "shape") and hasattr(v, "dtype"):
+        out = (tuple(v.shape), str(v.dtype).replace("torch.", ""))
+        if v.numel() and v.dtype.is_floating_point:
+            return out + (round(float(v.detach().double().sum()), 4),)
+        if v.numel():
+            return out + (int(v.detach().long().sum()),)
+        return out
+    return repr(v)
+
+
+def graph_table(out, skip=()):
+    """[(name, edges, {saved name: value})] breadth first from ``out.grad_fn``, for comparing
+    the graph one engine builds with the other's (``skip``: saved names left out)."""
+    seen, order, queue = set(), [], [out.grad_fn]
+    while queue:
+        n = queue.pop(0)
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        order.append(n)
+        queue.extend(m for m, _ in n.next_functions)
+    return [(n.name(), [(None if m is None else m.name(), k) for m, k in n.next_functions],
+             {a: saved_value(getattr(n, a)) for a in sorted(dir(n))
+              if a.startswith("_saved_") and a not in skip}) for n in order]

@@ -11,7 +11,7 @@ import math
 from .. import _size as _S
 from . import constraints
 from ._discrete import Binomial
-from ._families import Categorical, ProbsOrLogits, _borrow
+from ._families import Categorical, OverCategorical, ProbsOrLogits, _borrow
 from ._gamma import Gamma
 from .distribution import Distribution
 from .utils import broadcast_all, lazy_property
@@ -19,6 +19,7 @@ from .utils import broadcast_all, lazy_property
 __all__ = ["Multinomial", "NegativeBinomial"]
 
 
+@_borrow(OverCategorical, "param_shape", "logits", "probs")
 class Multinomial(Distribution):
     """Counts of ``total_count`` Categorical(``probs`` / ``logits``) draws over the last
     dim (``total_count`` only matters to sample / entropy; log_prob reads it from the
@@ -54,18 +55,6 @@ class Multinomial(Distribution):
     @property
     def variance(self):
         return self.total_count * self.probs * (1 - self.probs)
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     def sample(self, sample_shape=_S.Size()):
         from .. import ones_like

@@ -94,6 +94,24 @@ def _borrow(template, *names):
     return decorate
 
 
+class OverCategorical(Distribution):
+    """Template of the distributions built on a ``Categorical`` kept as ``_categorical``
+    (Multinomial, ExpRelaxedCategorical): its parameters are theirs. Borrowed with
+    :func:`_borrow`, so their MROs stay PyTorch's."""
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+
 class Categorical(Distribution):
     """One of ``K`` classes, from ``probs`` (normalised over the last dim) or ``logits``."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}

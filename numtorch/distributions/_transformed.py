@@ -3,7 +3,7 @@ RelaxedOneHotCategorical), plus MixtureSameFamily; PyTorch's formulas and draws.
 
 from .. import _size as _S
 from . import constraints
-from ._families import Categorical, Normal, ProbsOrLogits
+from ._families import Categorical, Normal, OverCategorical, ProbsOrLogits, _borrow
 from .distribution import Distribution
 from .independent import Independent
 from .transforms import ComposeTransform, ExpTransform, SigmoidTransform, Transform
@@ -227,6 +227,7 @@ class RelaxedBernoulli(_Relaxed):
 
 
 
+@_borrow(OverCategorical, "param_shape", "logits", "probs")
 class ExpRelaxedCategorical(Distribution):
     """The log of a RelaxedOneHotCategorical (Gumbel-softmax) draw at ``temperature``."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -247,18 +248,6 @@ class ExpRelaxedCategorical(Distribution):
         Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def probs(self):
-        return self._categorical.probs
 
     def rsample(self, sample_shape=_S.Size()):
         from .. import rand

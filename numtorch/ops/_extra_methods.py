@@ -102,8 +102,12 @@ def _install_core_extras():
 
 
 def install_all():
-    from . import sorting, misc, special_ops, complex_ops, scatter_ops, spectral, linalg_extra
+    from . import (sorting, misc, special_ops, complex_ops, scatter_ops, spectral, linalg_extra,
+                   torch_misc)
     for module in (sorting, misc, special_ops, complex_ops, scatter_ops, spectral,
-                   linalg_extra):
+                   linalg_extra, torch_misc):
         install(module)
+    # the DLPack protocol (``np.from_dlpack(t)``, ``torch.from_dlpack(t)``)
+    Tensor.__dlpack__ = torch_misc._dlpack
+    Tensor.__dlpack_device__ = torch_misc._dlpack_device
     _install_core_extras()

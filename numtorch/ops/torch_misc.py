@@ -26,6 +26,9 @@ __all__ = ["detach", "is_inference", "is_conj", "is_neg", "get_device", "frombuf
            "indices_copy", "NoDerivative", "view_as_real_copy", "view_as_complex_copy",
            "unsafe_split_with_sizes", "frobenius_norm", "nuclear_norm", "norm_except_dim"]
 
+# Tensor methods (bound by ops._extra_methods.install, with the DLPack protocol)
+METHODS = ["unsafe_split_with_sizes"]
+
 
 def _tensor(value, op):
     if not isinstance(value, Tensor):
@@ -149,14 +152,6 @@ def _dlpack(self, *args, **kwargs):
 
 def _dlpack_device(self):
     return (1, 0)
-
-
-def install_methods():
-    """Give Tensor the DLPack protocol (``np.from_dlpack(t)``, ``torch.from_dlpack(t)``)
-    and the method forms of functions here that PyTorch has as methods too."""
-    Tensor.__dlpack__ = _dlpack
-    Tensor.__dlpack_device__ = _dlpack_device
-    Tensor.unsafe_split_with_sizes = unsafe_split_with_sizes
 
 
 # ---- global flags ---------------------------------------------------------------------------

@@ -5,32 +5,7 @@ import numpy as np
 import pytest
 
 import numtorch
-
-
-def _val(v):
-    if hasattr(v, "shape") and hasattr(v, "dtype"):
-        out = (tuple(v.shape), str(v.dtype).replace("torch.", ""))
-        if v.numel() and v.dtype.is_floating_point:
-            return out + (round(float(v.detach().double().sum()), 4),)
-        if v.numel() and not v.dtype.is_floating_point:
-            return out + (int(v.detach().long().sum()),)
-        return out
-    return repr(v)
-
-
-def _walk(out, skip=()):
-    """[(name, edges, {saved name: value})] breadth first from ``out.grad_fn``."""
-    seen, order, queue = set(), [], [out.grad_fn]
-    while queue:
-        n = queue.pop(0)
-        if n is None or id(n) in seen:
-            continue
-        seen.add(id(n))
-        order.append(n)
-        queue.extend(m for m, _ in n.next_functions)
-    return [(n.name(), [(None if m is None else m.name(), k) for m, k in n.next_functions],
-             {a: _val(getattr(n, a)) for a in sorted(dir(n))
-              if a.startswith("_saved_") and a not in skip}) for n in order]
+from helpers import graph_table
 
 
 def _both(build, skip=()):
@@ -39,7 +14,7 @@ def _both(build, skip=()):
     for lib in (numtorch, torch):
         lib.manual_seed(0)
         out = build(lib)
-        got.append((_walk(out, skip), out.detach().numpy().copy()))
+        got.append((graph_table(out, skip), out.detach().numpy().copy()))
     assert got[0][0] == got[1][0]
     np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-6, atol=1e-7)
 
@@ -93,7 +68,7 @@ def test_embedding_bag_per_sample_weights_grads():
         p = lib.rand(2, 4, requires_grad=True)
         o = lib.nn.functional.embedding_bag(lib.tensor([[1, 2, 4, 5], [4, 3, 2, 9]]), w,
                                             mode="sum", per_sample_weights=p)
-        res.append((_walk(o), [t.numpy() for t in lib.autograd.grad(o.sum(), (w, p))]))
+        res.append((graph_table(o), [t.numpy() for t in lib.autograd.grad(o.sum(), (w, p))]))
     assert res[0][0] == res[1][0]
     for a, b in zip(res[0][1], res[1][1]):
         np.testing.assert_allclose(a, b, rtol=1e-6)

@@ -6,32 +6,7 @@ import numpy as np
 import pytest
 
 import numtorch
-
-
-def _val(v):
-    if hasattr(v, "shape") and hasattr(v, "dtype"):
-        out = (tuple(v.shape), str(v.dtype).replace("torch.", ""))
-        if v.numel() and v.dtype.is_floating_point:
-            return out + (round(float(v.detach().double().sum()), 4),)
-        if v.numel():
-            return out + (int(v.detach().long().sum()),)
-        return out
-    return repr(v)
-
-
-def _walk(out):
-    """[(name, edges, {saved name: value})] breadth first from ``out.grad_fn``."""
-    seen, order, queue = set(), [], [out.grad_fn]
-    while queue:
-        n = queue.pop(0)
-        if n is None or id(n) in seen:
-            continue
-        seen.add(id(n))
-        order.append(n)
-        queue.extend(m for m, _ in n.next_functions)
-    return [(n.name(), [(None if m is None else m.name(), k) for m, k in n.next_functions],
-             {a: _val(getattr(n, a)) for a in sorted(dir(n)) if a.startswith("_saved_")})
-            for n in order]
+from helpers import graph_table
 
 
 def _both(build):
@@ -42,7 +17,7 @@ def _both(build):
     for lib in (numtorch, torch):
         lib.manual_seed(0)
         out, leaves = build(lib)
-        graph = _walk(out)
+        graph = graph_table(out)
         out.backward(lib.ones_like(out))
         got.append((graph, out.detach().numpy().copy(),
                     [leaf.grad.numpy().copy() for leaf in leaves]))
