@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
-from . import _libm
+from . import _libm, _vector_math
 from ._base import NULL_CTX, BuiltinFunction
 from ._util import float_np, zero_where, half_in_float32
 
@@ -194,6 +194,8 @@ class Gelu(BuiltinFunction):
         if approximate == "tanh":
             inner = _s(x, _SQRT_2_OVER_PI) * (x + _s(x, 0.044715) * x * x * x)
             return half * x * (1 + _libm.tanh(inner))
+        if x.dtype == np.float32:
+            return _gelu_erf32(x)
         return x * half * (1 + erf(x * _s(x, _SQRT1_2)).astype(x.dtype))
 
     @staticmethod
@@ -207,6 +209,24 @@ class Gelu(BuiltinFunction):
         cdf = (GeluErf.apply(x) + 1) * 0.5
         pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
         return g * (cdf + x * pdf), None
+
+
+def _gelu_erf32(x):
+    """PyTorch's float32 gelu (erf): x * 0.5 * (1 + erf(x / sqrt 2)). Its vector code uses
+    ATen's own erf approximation (``_vector_math.erf``); the scalar tails the C library's.
+    A C-contiguous input goes to oneDNN's gelu, which has no scalar tail and whose erf is
+    close to ATen's (not the same: ~20 % of its last bits differ)."""
+    def vector(a):
+        return (a * _F32_HALF) * (_vector_math.erf(a * _F32_SQRT1_2) + np.float32(1))
+
+    def scalar(a):
+        return (a * _F32_HALF) * (erf(a * _F32_SQRT1_2).astype(np.float32) + np.float32(1))
+    if x.flags.c_contiguous and x.size <= _vector_math.REPLAY_LIMIT:
+        return vector(x)
+    return _vector_math.by_vector_runs(x, vector, scalar)
+
+
+_F32_HALF, _F32_SQRT1_2 = np.float32(0.5), np.float32(_SQRT1_2)
 
 
 class GeluErf(BuiltinFunction):
@@ -233,6 +253,18 @@ def _sigmoid_np(x):
     return out
 
 
+def _silu(x):
+    """x / (1 + exp(-x)), PyTorch's scalar formula (the C library's exp)."""
+    return x / (1 + _libm.exp(-x))
+
+
+def _silu_vector(x):
+    """PyTorch's vectorised float32 silu: the same formula with SLEEF's exp."""
+    e = _vector_math.expf(np.negative(x))
+    e += np.float32(1)
+    return np.divide(x, e, out=e)
+
+
 class Silu(BuiltinFunction):
     """out = x * sigmoid(x);  dx = g * s * (1 + x * (1 - s))."""
     _backward_name = "SiluBackward0"
@@ -240,7 +272,9 @@ class Silu(BuiltinFunction):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return x / (1 + _libm.exp(-x))
+        if x.dtype == np.float32:
+            return _vector_math.by_vector_runs(x, _silu_vector, _silu)
+        return _silu(x)
 
     @staticmethod
     def backward(ctx, g):

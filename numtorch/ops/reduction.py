@@ -5,6 +5,8 @@
 >>> a.sum(0), a.mean()
 (tensor([4., 6.]), tensor(2.5000))
 """
+import math
+
 import numpy as np
 
 from .. import _dtype as D, _threads
@@ -12,7 +14,7 @@ from .._tensor import Tensor
 from ._base import BuiltinFunction
 from ..autograd._saved_attrs import keep_given, negative
 from ..autograd._interpose import Unbatchable
-from . import _libm
+from . import _libm, _vector_math
 from ._cascade import VEC_LANES, running_sum, torch_sum, vec_sum_lastdim
 from ._util import (not_a_tensor, wrap_dim, wrap_dims, as_array, cast, reshape_array,
                     sum_to_dims, no_complex, write_out, write_out_pair, half_in_float32)
@@ -1112,6 +1114,8 @@ def _softmax_array(x, dim):
         return _half_softmax_array(x, dim)
     if _lastdim_kernel(x, dim):
         return _softmax_lastdim(x)
+    if _inner_kernel(x):
+        return _softmax_inner(x, dim)
     # three fresh-array passes instead of five: exp and divide run in place
     e = np.subtract(x, _max(x, dim, keepdims=True))
     return np.divide(np.exp(e, out=e), _sum(e, axis=dim, keepdims=True), out=e)
@@ -1119,8 +1123,8 @@ def _softmax_array(x, dim):
 
 def _lastdim_kernel(x, dim):
     """Whether PyTorch's vectorised last-dim softmax kernel, replayed below, applies: float32
-    along the last dim of a contiguous array."""
-    return x.dtype is _F32 and dim % x.ndim == x.ndim - 1 and x.flags.c_contiguous
+    along the last dim (of the contiguous copy PyTorch makes of any other layout)."""
+    return x.dtype is _F32 and dim % x.ndim == x.ndim - 1
 
 
 def _row_max(rows):
@@ -1136,7 +1140,9 @@ def _softmax_lastdim(x):
     """PyTorch's float32 softmax along the last dim: exp(x - max), its sum in the vector
     order of ``vec::reduce_all``, then a multiplication by the sum's reciprocal."""
     rows = x.reshape(-1, x.shape[-1])
-    e = _libm.exp(np.subtract(rows, _row_max(rows)))
+    shifted = np.subtract(rows, _row_max(rows))
+    # (its exp is SLEEF's on every element, tails included: vec::map loads them partially)
+    e = _vector_math.expf(shifted) if x.size <= _vector_math.REPLAY_LIMIT else _libm.exp(shifted)
     inv = np.reciprocal(vec_sum_lastdim(e, VEC_LANES))
     return np.multiply(e, inv[:, None], out=e).reshape(x.shape)
 
@@ -1148,6 +1154,53 @@ def _log_softmax_lastdim(x):
     shifted = np.subtract(rows, _row_max(rows))
     log_sum = _libm.log(vec_sum_lastdim(_libm.exp(shifted), VEC_LANES))
     return np.subtract(shifted, log_sum[:, None], out=shifted).reshape(x.shape)
+
+
+def _inner_kernel(x):
+    """Whether PyTorch's float32 kernels for a softmax along another dim than the last are
+    replayed (``_softmax_inner``): float32, at most ``_vector_math.REPLAY_LIMIT`` elements."""
+    return x.dtype is _F32 and x.size <= _vector_math.REPLAY_LIMIT
+
+
+def _as_outer_dim_inner(x, dim):
+    """C-contiguous ``x`` viewed as (outer, dim size, inner): how the kernels walk it."""
+    dim %= x.ndim
+    outer = math.prod(x.shape[:dim])
+    return np.ascontiguousarray(x).reshape(outer, x.shape[dim], -1)
+
+
+def _softmax_inner(x, dim):
+    """PyTorch's float32 softmax along a dim other than the last (``_vec_softmax``): per
+    (outer, inner) position, exp(x - max) divided by its running sum over the dim; the exp
+    is SLEEF's where the position lies in a whole vector of positions walked by one thread
+    (``_vector_math.inner_vector_mask``), the C library's elsewhere."""
+    v = _as_outer_dim_inner(x, dim)
+    outer, size, inner = v.shape
+    z = np.subtract(v, v.max(axis=1, keepdims=True))
+    # (PyTorch 2.13 splits the positions among its threads however few there are: measured)
+    vec = _vector_math.inner_vector_mask(outer, inner, 1)[:, None, :]
+    e = np.where(vec, _vector_math.expf(z), _libm.exp(z))
+    total = running_sum(e, axis=1)[:, None, :]
+    return np.divide(e, total, out=e).reshape(x.shape)
+
+
+def _log_softmax_inner(x, dim):
+    """PyTorch's float32 log_softmax along a dim other than the last (``_vec_logsoftmax``):
+    x - max - log(running sum of exp(x - max)); the exp is SLEEF's in the whole vectors of
+    each chunk of inner positions, the C library's in its remainder. (Its log is SLEEF's
+    too, replayed here correctly rounded.)"""
+    v = _as_outer_dim_inner(x, dim)
+    outer, size, inner = v.shape
+    m = v.max(axis=1, keepdims=True)
+    z = np.subtract(v, m)
+    chunk = (131072 // size // 4) // VEC_LANES * VEC_LANES or VEC_LANES  # (128 KB blocks)
+    pos = np.arange(inner) % chunk
+    width = np.minimum(chunk, inner - (np.arange(inner) - pos))  # (its chunk's length)
+    vec = (pos < width - width % VEC_LANES)[None, None, :]
+    e = np.where(vec, _vector_math.expf(z), _libm.exp(z))
+    log_sum = _libm.log(running_sum(e, axis=1))[:, None, :]
+    out = np.subtract(v, m)
+    return np.subtract(out, log_sum, out=out).reshape(x.shape)
 
 
 def _half_softmax_array(x, dim):
@@ -1172,6 +1225,8 @@ def _log_softmax_array(x, dim):
         return _log_softmax_array(x.astype(np.float32), dim).astype(np.float16)
     if _lastdim_kernel(x, dim):
         return _log_softmax_lastdim(x)
+    if _inner_kernel(x):
+        return _log_softmax_inner(x, dim)
     shifted = np.subtract(x, _max(x, dim, keepdims=True))
     s = _sum(np.exp(shifted), axis=dim, keepdims=True)
     return np.subtract(shifted, np.log(s, out=s), out=shifted)
