@@ -104,8 +104,25 @@ def test_blas_path_equals_emulation(dtype, n):
 
 
 def test_blas_axpy_is_verified_here():
+    # the fast path these tests cover: saxpy where it fuses, else sgemm (one of them fuses on
+    # every x86-64 OpenBLAS seen); whichever is taken passed the exactness check
     pytest.importorskip("scipy")
-    assert K._blas_axpy(K._F32) is not None       # the fast path these tests cover
+    from scipy.linalg import blas
+    axpy = K._blas_axpy(K._F32)
+    assert axpy is not None
+    assert axpy is blas.saxpy or not K._axpy_is_fma(blas.saxpy, K._F32)
+
+
+def test_gemm_axpy_fuses_where_taken():
+    pytest.importorskip("scipy")
+    from scipy.linalg import blas
+    axpy = K._gemm_axpy(blas.sgemm, K._F32)
+    if not K._axpy_is_fma(axpy, K._F32):
+        pytest.skip("this BLAS's sgemm does not fuse either: the emulation serves")
+    b, y, a = K._double_rounding_case(37, K._F32, np.random.RandomState(1))
+    got = y.copy()
+    assert axpy(b, got, a=a) is got
+    assert _bits(got) == _bits(np.asarray(R._fma32(a, b, y), np.float32))
 
 
 def _double_rounding_axpy(x, y, n=None, a=1.0):
