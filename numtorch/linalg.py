@@ -11,6 +11,7 @@ tensor([[ 3., -1.],
 """
 import numpy as np
 
+from ._dtype import SCALAR_NAMES
 from ._tensor import Tensor
 from .ops._base import BuiltinFunction
 from .ops import return_types
@@ -33,7 +34,7 @@ def _square(A, op):
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"linalg.{op}: Expected a floating point or complex tensor as "
-                           f"input. Got {A.dtype.name.capitalize().replace('Int64', 'Long')}")
+                           f"input. Got {SCALAR_NAMES[A.dtype]}")
 
 
 def _eye_like(A):

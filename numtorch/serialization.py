@@ -257,7 +257,9 @@ def _torch_global(obj, name):
 
 def _reduce_tensor(tensor, storages):
     """The (callable, args) PyTorch's ``Tensor.__reduce_ex__`` gives for ``tensor``."""
-    from .nn.parameter import Parameter
+    from .nn.parameter import Parameter, _Uninitialized
+    if isinstance(tensor, _Uninitialized):
+        return tensor.__reduce_ex__(2)  # a lazy module's entry: its class, no data
     hooks = OrderedDict()  # PyTorch never saves hooks, only an empty dict in their place
     state = tensor.__dict__
     if isinstance(tensor, Parameter):

@@ -24,6 +24,8 @@ def _out_meta(out):
     if type(out) is GradientEdge:
         meta = out.node._input_metadata[out.output_nr]
         return meta._shape, meta.dtype, True
+    if not isinstance(out, Tensor):
+        raise AssertionError("Expected output to be a torch.Tensor")  # (PyTorch's check)
     return out._data.shape, out.dtype, out._rg
 
 

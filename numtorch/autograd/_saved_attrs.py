@@ -37,6 +37,8 @@ def _operand(i, needs=None):
 
     def get(ctx):
         from .function import _FREED
+        if needs is not None and not ctx.needs_input_grad[needs]:
+            return None  # (never saved, so never freed: PyTorch reads None after backward)
         if ctx._saved is _FREED:
             raise freed_error()
         t = tensor(ctx)

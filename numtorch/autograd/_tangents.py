@@ -724,25 +724,67 @@ def apply_custom(cls, args, kwargs, level):
     with _interpose.ceiling(level):
         diff = []
         ctx, out = run_custom(cls, args, kwargs, diff)
+        given = [get_tangent(a, level) if isinstance(a, Tensor) else None for a in args]
+        versions = [None if t is None else t._vc[0] for t in given]
         tangents = [_tangent_or_zeros(a, level) for a in args]
         t_out = call_jvp(cls, ctx, tangents)
         outs = out if isinstance(out, tuple) else (out,)
         n_out = len(outs)
         t_outs = t_out if isinstance(t_out, tuple) else (t_out,)
+        _check_jvp_types(t_outs)
         if len(t_outs) != n_out:
             raise RuntimeError("Function's jvp returned an invalid number of forward gradients "
                                f"(expected {n_out} but got {len(t_outs)})")
-        for i, (d, t) in enumerate(zip(diff, t_outs)):
+        for i, (d, o, t) in enumerate(zip(diff, outs, t_outs)):
             if not d and t is not None:
                 raise RuntimeError(
                     f"Function's jvp returned a gradient at position {i}, but  the "
                     "corresponding forward output is not a differentiable Tensor.You should "
                     "return None at that position instead.")
+            if d:
+                _check_jvp_tangent(args, given, versions, o, t)
         from .forward_ad import _public
         if level in _public:  # (torch.func.jvp's own levels make no such check)
             _check_view_tangents(args, outs, t_outs, level)
     attach(out, t_outs if isinstance(out, tuple) else t_outs[0], level)
     return out
+
+
+def _check_jvp_types(t_outs):
+    """PyTorch's check on what a custom Function's jvp returned: Tensors or None."""
+    from .function import _type_name
+    for i, t in enumerate(t_outs):
+        if t is not None and not isinstance(t, Tensor):
+            raise RuntimeError(f"expected Variable or None (got {_type_name(t)}) for grad "
+                               f"output {i}.")
+
+
+def _check_jvp_tangent(args, given, versions, out, t):
+    """PyTorch's checks on the tangent jvp gave differentiable output ``out``: a float or
+    complex Tensor (None fails PyTorch's internal assert too: an undefined tangent is not
+    one); for an input modified in place (marked dirty, returned as it is), the tangent that
+    input was given, modified in place and returned as it is. ``given``/``versions``: each
+    argument's own tangent (None if it had none) and that tangent's version before jvp."""
+    if t is None or not (t.dtype.is_floating_point or t.dtype.is_complex):
+        raise RuntimeError(
+            "(new_grad_base.is_floating_point() || new_grad_base.is_complex()) && "
+            "(self_base.is_floating_point() || self_base.is_complex()) INTERNAL ASSERT FAILED "
+            "at \"/__w/pytorch/pytorch/torch/csrc/autograd/autograd_meta.cpp\":159, please "
+            "report a bug to PyTorch. Expected both tensor and its forward grad to be floating "
+            "point or complex")
+    for a, g, v in zip(args, given, versions):
+        if a is not out or g is None:
+            continue
+        if t._vc[0] == v:
+            raise RuntimeError(
+                "An inplace custom Function is not modifying the forward mode gradients "
+                "inplace. If the forward is modifying an input inplace, then the jvp function "
+                "must modify the corresponding gradient inplace.")
+        if t is not g:
+            raise RuntimeError(
+                "An inplace custom Function is not returning the forward mode gradients as-is. "
+                "If the forward is modifying an input inplace, then the jvp function must "
+                "modify the gradient inplace and return it as-is.")
 
 
 def _check_view_tangents(args, outs, t_outs, level):

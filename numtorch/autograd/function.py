@@ -292,6 +292,8 @@ def _check_grads(node, result):
             g = _reduce_grad(node, i, g, shape)
             d = g._data
         if d.dtype is not dtype.np and d.dtype != dtype.np:
+            if not node._forward_cls._builtin:
+                _check_grad_kind(d.dtype, dtype)
             if d.dtype.kind == "c" and not dtype.is_complex:
                 g = g.real  # as PyTorch: a real input's gradient is the real part
             g = g.to(dtype)
@@ -299,6 +301,17 @@ def _check_grads(node, result):
     if None in in_meta:  # only tensor inputs have an edge (next_functions), as in PyTorch
         out = [g for g, m in zip(out, in_meta) if m is not None]
     return out
+
+
+def _check_grad_kind(grad_np_dtype, input_dtype):
+    """PyTorch's engine check on a custom Function's gradient of another dtype than its
+    input: a real floating gradient casts to anything, any other one (integer, bool,
+    complex) only where it is complex exactly when the input is."""
+    if grad_np_dtype.kind != "f" and (grad_np_dtype.kind == "c") != input_dtype.is_complex:
+        raise RuntimeError(
+            "Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
+            "grad_is_complex) to be true, but got false.  (Could this error message be "
+            "improved?  If so, please report an enhancement request to PyTorch.)")
 
 
 def _type_name(x):

@@ -107,6 +107,11 @@ class Node:
                 isinstance(getattr(cls, n, None), property)]
 
     @property
+    def requires_grad(self):
+        """Always True: a node exists only where a gradient flows (as in PyTorch)."""
+        return True
+
+    @property
     def metadata(self):
         if self.metadata_ is None:
             self.metadata_ = {}
@@ -272,7 +277,7 @@ DelayedError.__name__ = DelayedError.__qualname__ = "Error"  # PyTorch's type na
 
 _VERSION_MSG = (
     "one of the variables needed for gradient computation has been modified by an inplace "
-    "operation: [torch.{tname} [{shape}]]{origin} is at version {now}; expected version "
+    "operation: [{tname} [{shape}]]{origin} is at version {now}; expected version "
     "{saved} instead. Hint: {hint}")
 _VERSION_HINT = ("enable anomaly detection to find the operation that failed to compute its "
                  "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
@@ -294,15 +299,24 @@ def _short_name(fn):
     return _BACKWARD_SUFFIX.sub(lambda m: m.group(2) or "", fn.name())
 
 
+def type_string(dtype):
+    """A CPU tensor type as PyTorch's C++ messages name it: ``torch.FloatTensor``, but
+    ``CPUBoolType``/``CPUComplexFloatType`` for the types without a legacy tensor class
+    there."""
+    from .._dtype import LEGACY_NAMES, SCALAR_NAMES
+    if dtype.is_complex or dtype.np.kind == "b":
+        return f"CPU{SCALAR_NAMES[dtype]}Type"
+    return "torch." + LEGACY_NAMES[dtype]
+
+
 def version_error(tensor, saved_version):
-    from .._dtype import LEGACY_NAMES
     fn = tensor.grad_fn  # a view's regenerated one, as PyTorch names it
     origin = ""
     if fn is not None:
         origin = f", which is output {tensor._output_nr} of {_short_name(fn)},"
     shape = ", ".join(str(s) for s in tensor._data.shape)
     return RuntimeError(_VERSION_MSG.format(
-        tname=LEGACY_NAMES[tensor.dtype], shape=shape, origin=origin,
+        tname=type_string(tensor.dtype), shape=shape, origin=origin,
         now=tensor._vc[0], saved=saved_version,
         hint=_VERSION_HINT_ANOMALY if ANOMALY[0] else _VERSION_HINT))
 
@@ -628,10 +642,9 @@ def _check_hook_value(hook, old, new):
     if not isinstance(new, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
     if new.dtype is not old.dtype:
-        from .._dtype import LEGACY_NAMES
         raise RuntimeError(
             f"hook '{_hook_name(hook)}' has changed the type of value (was "
-            f"torch.{LEGACY_NAMES[old.dtype]} got torch.{LEGACY_NAMES[new.dtype]})")
+            f"{type_string(old.dtype)} got {type_string(new.dtype)})")
     if new._data.shape != old._data.shape:
         raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
 

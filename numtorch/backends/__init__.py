@@ -1,7 +1,8 @@
 """``torch.backends``: flags scripts commonly read or set (numtorch has no GPU backends)."""
 import types
 
-__all__ = ["cudnn", "mps", "cuda", "mkldnn", "openmp", "mkl", "cpu", "nnpack", "opt_einsum"]
+__all__ = ["cudnn", "mps", "cuda", "mkldnn", "openmp", "mkl", "cpu", "nnpack", "opt_einsum",
+           "mha"]
 
 
 def _flags(**attrs):
@@ -44,3 +45,20 @@ nnpack = _flags(is_available=lambda: False)
 # (ATen's vectorised CPU kernels: numtorch has none of its own)
 cpu = _flags(get_cpu_capability=lambda: "DEFAULT")
 opt_einsum = _flags(enabled=False, strategy=None, is_available=lambda: False)
+
+
+_MHA = {"fastpath": True}
+
+
+def _get_fastpath_enabled():
+    """Whether TransformerEncoder may take PyTorch's nested-tensor path (on by default)."""
+    return _MHA["fastpath"]
+
+
+def _set_fastpath_enabled(value):
+    """Turn PyTorch's MultiheadAttention/Transformer inference fast path on or off."""
+    _MHA["fastpath"] = bool(value)
+
+
+mha = _flags(get_fastpath_enabled=_get_fastpath_enabled,
+             set_fastpath_enabled=_set_fastpath_enabled)

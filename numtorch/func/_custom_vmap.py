@@ -70,11 +70,11 @@ def require_vmap_rule(cls):
 def _apply_batched(cls, args, kwargs, level):
     require_vmap_rule(cls)
     phys = []
-    flags = []
+    flags = []   # per argument: None if unbatched, else its batch dim (see _user_vmap)
     for a in args:
         p = physical(a, level) if isinstance(a, Tensor) else None
         phys.append(a if p is None else p)
-        flags.append(p is not None)
+        flags.append(None if p is None else a._data.bdim)
     if _has_vmap(cls) and not _interpose.STATE.fw_levels and not _grad_levels_above(cls):
         return _apply_vmap_rule(cls, level, kwargs, flags, phys)
     out = VmappedFunction.apply(cls, level, kwargs, tuple(flags), *phys)
@@ -96,10 +96,12 @@ def _grad_levels_above(cls):
 
 def _user_vmap(cls, level, kwargs, flags, phys):
     """Run the Function's ``vmap`` staticmethod on the physical tensors (batch dim 0 where
-    ``flags`` says batched): its outputs as a tuple, one out_dim per output, and whether it
-    returned a tuple."""
+    ``flags`` holds a batch dim): its outputs as a tuple, one out_dim per output, and whether
+    it returned a tuple. An input that vmap was given with another in_dim reaches the
+    staticmethod with its batch dim there, as PyTorch passes it."""
     info = VmapInfo(batch_size(level), _randomness(level))
-    in_dims = tuple(0 if f else None for f in flags)
+    in_dims = tuple(flags)
+    phys = [p.movedim(0, d) if d else p for p, d in zip(phys, flags)]
     out, out_dims = _check_vmap_result(cls.vmap(info, in_dims, *phys, **kwargs))
     is_tuple = isinstance(out, tuple)
     return (out if is_tuple else (out,)), _flat_out_dims(out, out_dims), is_tuple
@@ -192,7 +194,7 @@ class VmappedFunction(Function):
     def forward(user_cls, level, kwargs, flags, *phys):
         from ..autograd._tangents import run_custom
         size = batch_size(level)
-        wrapped = tuple(wrap(p, level) if f else p for p, f in zip(phys, flags))
+        wrapped = tuple(p if f is None else wrap(p, level) for p, f in zip(phys, flags))
         if _has_vmap(user_cls):
             outs, dims, is_tuple = _user_vmap(user_cls, level, kwargs, flags, phys)
             outs_w = tuple(wrap(_move_out(o, d, size), level) if isinstance(o, Tensor) else o
@@ -228,14 +230,14 @@ class VmappedFunction(Function):
             gw = [None if g is None else wrap(g, ctx.level) for g in grads]
             res = ctx.user_cls.backward(user_ctx, *gw)
             res = res if isinstance(res, tuple) else (res,)
-            out = [_to_input(r, f, ctx.level) for r, f in zip(res, ctx.flags)]
+            out = [_to_input(r, f is not None, ctx.level) for r, f in zip(res, ctx.flags)]
         return (None, None, None, None) + tuple(out)
 
     @staticmethod
     def jvp(ctx, *tangents):
         from ..autograd._tangents import call_jvp
         with reentered(ctx.level, ctx.size):
-            tw = [None if t is None else (wrap(t, ctx.level) if f else t)
+            tw = [None if t is None else (t if f is None else wrap(t, ctx.level))
                   for t, f in zip(tangents[4:], ctx.flags)]
             res = call_jvp(ctx.user_cls, ctx.user_ctx, tw)
             res = res if isinstance(res, tuple) else (res,)

@@ -775,7 +775,9 @@ def _warn_size(input, target):
                       "to broadcasting. Please ensure they have the same size.", stacklevel=3)
 
 
-def _weighted(errors, weight, input, reduction):
+def _weighted(errors, weight, input, reduction, plain_mean=False):
+    """``errors * weight`` reduced as PyTorch's weighted losses: 'mean' is the weighted
+    average (sum / sum of weights), or with ``plain_mean`` (huber_loss's) the mean."""
     if weight.size() != input.size():
         raise ValueError("Weights and input must have the same size.")
     errors = errors * weight
@@ -784,7 +786,7 @@ def _weighted(errors, weight, input, reduction):
     if reduction == "sum":
         return errors.sum()
     if reduction == "mean":
-        return errors.sum() / weight.sum()
+        return errors.mean() if plain_mean else errors.sum() / weight.sum()
     raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
                      "'sum'.")
 
@@ -869,11 +871,14 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _warn_size(input, target)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    op, args = LS.HuberLoss, (float(delta),)
+    if input.dtype is not target.dtype:  # (its backward refuses the pair, as PyTorch's)
+        op = LS.HuberLossMixedDtypes
+        args += (input.dtype, target.dtype)
     if weight is not None:
-        loss = _pointwise(LS.HuberLoss, input, target, "none", float(delta), kernel="huber_cpu")
-        return _weighted(_huber_out(loss, input), weight, input, reduction)
-    loss = _pointwise(LS.HuberLoss, input, target, _reduction(reduction), float(delta),
-                      kernel="huber_cpu")
+        loss = _pointwise(op, input, target, "none", *args, kernel="huber_cpu")
+        return _weighted(_huber_out(loss, input), weight, input, reduction, plain_mean=True)
+    loss = _pointwise(op, input, target, _reduction(reduction), *args, kernel="huber_cpu")
     return _huber_out(loss, input)
 
 
@@ -906,7 +911,10 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
                            f"output type {D.SCALAR_NAMES[input.dtype]}")
     reduction = _reduction(reduction, size_average, reduce)
     _nondiff(target, "soft_margin_loss", "target")  # (PyTorch's error; no edge for it)
-    x, t = _promoted(input, target)
+    # NOTE: PyTorch computes in place on -input (mul_ by the target, exp_, log1p_): in the
+    # input's dtype whatever the target's, so the target is cast to it
+    x, t = S.broadcast_tensors(input, target)
+    t = t if t.dtype is x.dtype else t.to(x.dtype)
     return LS.SoftMarginLoss.apply(x, _nondiff(t, "soft_margin_loss", "target"), reduction)
 
 
@@ -1572,6 +1580,8 @@ class _Embedding(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
+        if type(ctx) is not _BagRows:
+            ctx.saved_tensors  # (the version check of the indices)
         idx = ctx.idx.reshape(-1)
         gflat = g.reshape(-1, ctx.shape[1])
         keep = np.ones(idx.shape, g._data.dtype)
@@ -1626,7 +1636,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         _embedding_renorm(weight, idx, max_norm, norm_type)
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise IndexError("index out of range in self")
-    return _Embedding.apply(weight, idx, padding_idx, scale_grad_by_freq, bool(sparse))
+    # (the indices as a Tensor: saved, they are version-checked in backward)
+    return _Embedding.apply(weight, input, padding_idx, scale_grad_by_freq, bool(sparse))
 
 
 def _bag_inputs(input, offsets, per_sample_weights, include_last_offset):

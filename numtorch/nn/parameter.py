@@ -40,7 +40,7 @@ class Parameter(Tensor):
             if not (data.dtype.is_floating_point or data.dtype.is_complex):
                 raise RuntimeError("Only Tensors of floating point and complex dtype can "
                                    "require gradients")
-            self.requires_grad_(True)
+            Tensor.requires_grad_(self, True)  # (an uninitialized parameter refuses the method)
         return self
 
     def __repr__(self):
@@ -101,12 +101,87 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         return t
 
 
+# Tensor methods an uninitialized tensor still answers (PyTorch's _allowed_methods, and
+# materialize); every other public Tensor method raises when called, as in PyTorch
+_UNINITIALIZED_ALLOWED = frozenset({
+    "size", "copy_", "is_complex", "is_floating_point", "half", "float", "double", "char",
+    "short", "int", "long", "cuda", "cpu", "to", "get_device", "materialize",
+    "share_memory_"})
+# Tensor methods PyTorch writes in Python (torch/_tensor.py): its message names them as
+# functions rather than as methods of the C base class
+_PYTHON_TENSOR_METHODS = frozenset({
+    "__deepcopy__", "backward", "dim_order", "index", "is_shared", "istft",
+    "lu", "module_load", "norm", "register_hook", "register_post_accumulate_grad_hook",
+    "resize", "resize_as", "split", "stft", "storage", "storage_type", "to_sparse_coo",
+    "unflatten", "unique", "unique_consecutive", "__len__", "__iter__", "__contains__",
+    "__format__", "__reversed__", "__array__"})
+
+
+def _refusing(cls, name, method):
+    """A stand-in for ``method`` of an uninitialized tensor: calling it raises PyTorch's
+    ValueError naming the method."""
+    if name in _PYTHON_TENSOR_METHODS:
+        func = f"<function Tensor.{name} at {id(method):#x}>"
+    else:
+        func = f"<method '{name}' of 'torch._C.TensorBase' objects>"
+
+    def refuse(*args, **kwargs):
+        raise ValueError(
+            f"Attempted to use an uninitialized parameter in {func}. This error happens when "
+            f"you are using a `LazyModule` or explicitly manipulating "
+            f"`torch.nn.parameter.{cls.__name__}` objects. When using LazyModules Call "
+            f"`forward` with a dummy batch to initialize the parameters before calling torch "
+            f"functions")
+    return refuse
+
+
+def _is_tensor_method(name):
+    """Whether ``name`` is a method (not a property or plain attribute) of Tensor."""
+    for klass in Tensor.__mro__:
+        if name in vars(klass):
+            return callable(vars(klass)[name]) and not isinstance(vars(klass)[name], type)
+    return False
+
+
 class _Uninitialized:
     """Shared by the uninitialized parameter and buffer of lazy modules: an empty tensor
-    whose shape is fixed later by ``materialize``, which turns it into ``cls_to_become``."""
+    whose shape is fixed later by ``materialize``, which turns it into ``cls_to_become``.
+
+    Until then it has no shape: ``shape`` raises RuntimeError and the Tensor methods other
+    than conversions and ``copy_`` raise ValueError when called (PyTorch refuses them in its
+    ``__torch_function__``; numtorch refuses them here, where only these instances pay).
+    """
 
     __slots__ = ()
     cls_to_become = None
+
+    def __getattribute__(self, name):
+        value = object.__getattribute__(self, name)
+        if (name not in _UNINITIALIZED_ALLOWED
+                and (name[0] != "_" or name in _PYTHON_TENSOR_METHODS)
+                and _is_tensor_method(name)):
+            return _refusing(type(self), name, value)
+        return value
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error "
+            "usually happens in `load_state_dict` when trying to load an uninitialized "
+            "parameter into an initialized one. Call `forward` to initialize the parameters "
+            "before accessing their attributes.")
+
+    def share_memory_(self):
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer. Call `forward` to "
+            "initialize the parameters before calling `module.share_memory()`.")
+
+    def __len__(self):
+        return _refusing(type(self), "__len__", Tensor.__len__)()
+
+    def __reduce_ex__(self, protocol):
+        # pickled without data: loads as a fresh uninitialized entry (PyTorch's reduction)
+        return type(self), (self.requires_grad,)
 
     def materialize(self, shape, device=None, dtype=None):
         """Give this tensor ``shape`` (uninitialized memory) and its final class."""
@@ -133,11 +208,6 @@ class UninitializedParameter(_Uninitialized, Parameter):
         from .. import empty
         self = Parameter.__new__(cls, empty(0, dtype=dtype), requires_grad)
         return self
-
-    def __deepcopy__(self, memo):
-        if id(self) not in memo:
-            memo[id(self)] = type(self)(self._rg, None, self.dtype)
-        return memo[id(self)]
 
 
 class UninitializedBuffer(_Uninitialized, Tensor):

@@ -417,3 +417,12 @@ def no_complex(input, message, error=NotImplementedError):
     if getattr(input, "_data", None) is not None and input._data.dtype.kind == "c":
         from .. import _dtype as D
         raise error(message.replace("{T}", D.SCALAR_NAMES[input.dtype]))
+
+
+def no_complex_kernel(npdt, kernel):
+    """PyTorch's NotImplementedError for ``kernel`` (say '"fmod_cpu"'), which has no complex
+    version, when the op computes in NumPy dtype ``npdt`` (the operands' result dtype); a
+    real ``npdt`` passes. The message names the dtype ('ComplexFloat')."""
+    if npdt.kind == "c":
+        raise NotImplementedError(
+            f"{kernel} not implemented for '{D.SCALAR_NAMES[D._FROM_NP[npdt]]}'")

@@ -126,7 +126,7 @@ def by_vector_runs(x, vector_fn, scalar_fn):
     vectorised. Elsewhere, and above ``REPLAY_LIMIT`` elements, ``scalar_fn`` does all. The
     result is laid out as ``x``."""
     n = x.size
-    if n > REPLAY_LIMIT or x.dtype != _F32:
+    if not 0 < n <= REPLAY_LIMIT or x.dtype != _F32:
         return scalar_fn(x)
     order = _dense_order(x)
     if order is not None:
@@ -165,7 +165,7 @@ def _thread_ranges(n, grain=GRAIN):
     thread count allows, one grain each at least, of equal (rounded up) length."""
     from .._threads import get_num_threads
     tasks = max(1, min(get_num_threads(), -(-n // grain)))
-    size = -(-n // tasks)
+    size = -(-n // tasks) or 1  # (n = 0: no range)
     return [(lo, min(n, lo + size)) for lo in range(0, n, size)]
 
 

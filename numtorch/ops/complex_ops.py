@@ -140,8 +140,8 @@ class Complex(BuiltinFunction):
     @staticmethod
     def forward(ctx, re, im):
         if re.dtype != im.dtype:
-            raise RuntimeError(f"Expected object of scalar type {D._FROM_NP[re.dtype]} but got "
-                               f"scalar type {D._FROM_NP[im.dtype]} for second argument")
+            raise RuntimeError(f"Expected object of scalar type {_name(re.dtype)} but got "
+                               f"scalar type {_name(im.dtype)} for second argument")
         if re.dtype.kind != "f":
             raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but "
                                f"got {_name(re.dtype)} and {_name(im.dtype)}")
@@ -155,8 +155,8 @@ class Complex(BuiltinFunction):
 
 
 def _name(npdt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-            "bool": "Bool", "uint8": "Byte"}.get(str(npdt), str(npdt))
+    """PyTorch's scalar type name of NumPy dtype ``npdt`` ('Float', 'Char')."""
+    return D.SCALAR_NAMES[D._FROM_NP[npdt]]
 
 
 def complex(real, imag, *, out=None):

@@ -22,8 +22,8 @@ from ._base import BuiltinFunction
 from ..autograd.grad_mode import STATE
 from ..autograd.function import saved_one
 from ..autograd.graph import unpack_saved
-from ._util import (not_a_tensor, no_complex, binary_dtype, cast, float_np, result_np,
-                    as_array, scalar_array, zero_where, _SCALARS)
+from ._util import (not_a_tensor, no_complex, no_complex_kernel, binary_dtype, cast, float_np,
+                    result_np, as_array, scalar_array, zero_where, _SCALARS)
 
 _ndarray = np.ndarray
 _make = Tensor._make
@@ -415,7 +415,8 @@ class Pow(BuiltinFunction):
         ga = gb = None
         if na:
             if isinstance(b, Tensor):
-                ga = g * _cj(b * pow(a, b - 1))
+                # (PyTorch's pow_backward_self: 0 where the exponent is 0, even at a 0 base)
+                ga = where(b == 0, 0.0, g * _cj(b * pow(a, b - 1)))
             else:
                 # (PyTorch's pow_backward: zeros, not g * 0, for a zero exponent)
                 ga = _make(np.zeros_like(a._data), None, False) if b == 0 else \
@@ -505,9 +506,10 @@ def _has_negative(b):
 
 
 def _no_bool_result(dt, kernel):
-    """PyTorch has no bool kernel for the integer-division family."""
+    """PyTorch has no bool (nor complex) kernel for the integer-division family."""
     if dt.kind == "b":
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    no_complex_kernel(dt, f'"{kernel}"')
 
 
 def _floor_divide_arrays(a, b):
@@ -587,6 +589,7 @@ class Atan2(BuiltinFunction):
     @staticmethod
     def forward(ctx, a, b):
         dt = float_np(binary_dtype(a, b))
+        no_complex_kernel(dt, '"atan2_cpu"')
         _save_pair(ctx, a, b)
         return np.arctan2(cast(a, dt), cast(b, dt))
 
@@ -594,8 +597,11 @@ class Atan2(BuiltinFunction):
     def backward(ctx, g):
         a, b = _pair(ctx)
         denom = a * a + b * b
+        # NOTE: as PyTorch's atan2_backward, times a reciprocal (not a division: other
+        # roundings), which is 0 where a² + b² is 0 (gradients 0 there, not NaN)
+        recip = denom.reciprocal().masked_fill(denom == 0, 0)
         na, nb = ctx.needs_input_grad[:2]
-        return (g * b / denom if na else None), (-g * a / denom if nb else None)
+        return (g * b * recip if na else None), (g * -a * recip if nb else None)
 
 
 class Maximum(BuiltinFunction):
@@ -871,7 +877,16 @@ Sqrt = _unary("Sqrt", np.sqrt, lambda g, x, o: g / (_c(o) * 2), uses="out",
 Rsqrt = _unary("Rsqrt", _rsqrt_np, lambda g, x, o: g * _c(o.pow(3)) * -0.5, uses="out",
                np_grad=lambda g, x, o: _num_into(
                    np.multiply, _mul_into(g, _pow_array(o, 3)), -0.5))
-Reciprocal = _unary("Reciprocal", np.reciprocal, lambda g, x, o: -g * _c(o * o), uses="out",
+def _reciprocal(x):
+    """``1 / x``; complex data divided as PyTorch (and NumPy's ``true_divide``) do: Smith's
+    algorithm, so 1/(2+0j) is 0.5+0j and 1/0j is inf+nanj (``np.reciprocal`` gives -0j, nan)."""
+    if x.dtype.kind != "c":
+        return np.reciprocal(x)
+    with np.errstate(all="ignore"):
+        return np.true_divide(x.dtype.type(1), x)
+
+
+Reciprocal = _unary("Reciprocal", _reciprocal, lambda g, x, o: -g * _c(o * o), uses="out",
                     np_grad=lambda g, x, o: _mul_into(np.negative(g), np.multiply(o, o)))
 Sin = _unary("Sin", _libm.wrap(np.sin), lambda g, x, o: g * _c(x.cos()),
              np_grad=lambda g, x, o: _mul_into(g, _libm.cos(x)))
@@ -1436,9 +1451,13 @@ def pow(input, exponent, *, out=None):
 
 
 def float_power(input, exponent):
-    """``input ** exponent`` computed in float64."""
-    a = input.double() if isinstance(input, Tensor) else float(input)
-    e = exponent.double() if isinstance(exponent, Tensor) else exponent
+    """``input ** exponent`` computed in float64 (complex128 where either is complex)."""
+    def is_complex(x):
+        return x._data.dtype.kind == "c" if isinstance(x, Tensor) else \
+            isinstance(x, (complex, np.complexfloating))
+    wide = D.complex128 if is_complex(input) or is_complex(exponent) else D.float64
+    a = input.to(wide) if isinstance(input, Tensor) else wide.np.type(input).item()
+    e = exponent.to(wide) if isinstance(exponent, Tensor) else exponent
     return pow(a, e)
 
 
@@ -1479,16 +1498,18 @@ def _tensor_other(other, op):
 
 def maximum(input, other, *, out=None):
     _tensor_input(input, "maximum")
+    _tensor_other(other, "maximum")  # (the argument's type is checked before the dtypes)
     no_complex(input, "maximum not implemented for complex tensors.", RuntimeError)
     no_complex(other, "maximum not implemented for complex tensors.", RuntimeError)
-    return _out(out, Maximum.apply(input, _tensor_other(other, "maximum")))
+    return _out(out, Maximum.apply(input, other))
 
 
 def minimum(input, other, *, out=None):
     _tensor_input(input, "minimum")
+    _tensor_other(other, "minimum")  # (the argument's type is checked before the dtypes)
     no_complex(input, "minimum not implemented for complex tensors.", RuntimeError)
     no_complex(other, "minimum not implemented for complex tensors.", RuntimeError)
-    return _out(out, Minimum.apply(input, _tensor_other(other, "minimum")))
+    return _out(out, Minimum.apply(input, other))
 
 
 def fmax(input, other, *, out=None):
@@ -1518,6 +1539,19 @@ _NO_BOOL_KERNELS = {
 }
 
 
+# unary ops PyTorch refuses complex input for, with its error ({T}: the dtype's name)
+_NO_COMPLEX_KERNELS = {
+    **{name: (NotImplementedError, f"{name} is not supported for complex inputs")
+       for name in ("floor", "ceil", "trunc")},
+    "frac": (NotImplementedError, '"frac_cpu" not implemented for \'{T}\''),
+    "sign": (NotImplementedError, "Unlike NumPy, torch.sign is not intended to support "
+             "complex numbers. Please use torch.sgn instead."),
+    "relu": (NotImplementedError, "clamp is not supported for complex types"),
+    **{name: (RuntimeError, f"{name} is not supported for complex tensors.")
+       for name in ("deg2rad", "rad2deg")},
+}
+
+
 def _no_bool(input, error):
     if isinstance(input, Tensor):
         kind = input._data.dtype.kind
@@ -1534,12 +1568,17 @@ def _unary_fn(cls, name):
     uses = cls.__dict__.get("_uses")
     record = _B.record_unary
     bool_kernel = _NO_BOOL_KERNELS.get(name)
+    complex_kernel = _NO_COMPLEX_KERNELS.get(name)
+    # the dtype kinds the fast path takes: complex data of a real-only op takes the slow one
+    fast_kinds = "fc" if complex_kernel is None else "f"
     out_rule = "same" if name in _SAME_DTYPE_OUT else True
 
     def slow(input, *, out=None):
         _check_args(input, out)
         if bool_kernel is not None:
             _no_bool(input, bool_kernel)
+        if complex_kernel is not None:
+            no_complex(input, complex_kernel[1], complex_kernel[0])
         result = apply(input)
         return result if out is None else _out(out, result, out_rule)
 
@@ -1558,7 +1597,7 @@ def _unary_fn(cls, name):
             if type(input) is Tensor and out is None and _B._interpose is None:
                 d = input._data
                 dt = d.dtype
-                if dt is _F32 or dt is _F64 or dt.kind in "fc":
+                if dt is _F32 or dt is _F64 or dt.kind in fast_kinds:
                     if input._rg and STATE.enabled:
                         return record(cls, input, np_fn(d), uses)
                     r = np_fn(d)
@@ -1566,6 +1605,8 @@ def _unary_fn(cls, name):
             _check_args(input, out)
             if bool_kernel is not None:
                 _no_bool(input, bool_kernel)
+            if complex_kernel is not None:
+                no_complex(input, complex_kernel[1], complex_kernel[0])
             result = apply(input)
             return result if out is None else _out(out, result, out_rule)
     fn.__name__ = fn.__qualname__ = name
@@ -1913,6 +1954,7 @@ class Xlogy(BuiltinFunction):
     @staticmethod
     def forward(ctx, x, y):
         dt = float_np(binary_dtype(x, y))
+        no_complex_kernel(dt, '"xlogy_cpu"')
         _save_pair(ctx, x, y)
         x, y = cast(x, dt), cast(y, dt)
         with np.errstate(all="ignore"):
@@ -1949,21 +1991,40 @@ def xlogy(input, other):
     return Xlogy.apply(input, other)
 
 
+def complex_logaddexp(a, b):
+    """``log(exp(a) + exp(b))`` of complex arrays as PyTorch computes it: with the operands
+    ordered by real part, ``hi + log1p(exp(lo - hi))``; nan+nanj where either has a nan part,
+    and equal infinite real parts apart (-inf: ``lo`` itself; +inf: the plain formula)."""
+    a, b = np.broadcast_arrays(a, b)
+    first = a.real < b.real
+    lo, hi = np.where(first, a, b), np.where(first, b, a)
+    with np.errstate(all="ignore"):
+        out = np.log1p(np.exp(lo - hi)) + hi
+        inf = ~np.isfinite(lo.real) & (lo.real == hi.real)
+        if inf.any():
+            out = np.where(inf, np.where(lo.real < 0, lo, np.log(np.exp(lo) + np.exp(hi))), out)
+    nan = np.isnan(a) | np.isnan(b)
+    return np.where(nan, complex(np.nan, np.nan), out).astype(a.dtype)
+
+
 class Logaddexp(BuiltinFunction):
-    """out = log(exp(a) + exp(b));  da = g / (1 + exp(b - a)), db = g / (1 + exp(a - b))."""
+    """out = log(exp(a) + exp(b));  da = g / (1 + exp(b - a)), db = g / (1 + exp(a - b))
+    (conjugated for complex data)."""
     _backward_name = "LogaddexpBackward0"
 
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
+        if a.dtype.kind == "c":  # (NumPy's logaddexp is real-only)
+            return complex_logaddexp(a, b)
         return np.logaddexp(a, b)
 
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.saved_tensors
         na, nb = ctx.needs_input_grad[:2]
-        return ((g / ((b - a).exp() + 1) if na else None),
-                (g / ((a - b).exp() + 1) if nb else None))
+        return ((g / _c((b - a).exp() + 1) if na else None),
+                (g / _c((a - b).exp() + 1) if nb else None))
 
 
 def logaddexp(input, other):
@@ -1977,6 +2038,7 @@ class Logit(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, x, eps):
+        no_complex_kernel(x.dtype, '"logit_cpu"')
         if x.dtype.kind not in "fc":
             x = x.astype(D._state["default"].np)
         ctx.save_for_backward(x)
@@ -2015,6 +2077,7 @@ class Copysign(BuiltinFunction):
     @staticmethod
     def forward(ctx, a, b):
         dt = float_np(binary_dtype(a, b))
+        no_complex_kernel(dt, '"copysign_cpu"')
         out = np.copysign(cast(a, dt), cast(b, dt))
         if ctx.needs_input_grad[0]:  # as PyTorch: b's gradient (zero) needs neither
             ctx.save_for_backward(a, out)
@@ -2069,12 +2132,10 @@ def _compare(np_fn, name):
         input, other = _tensor_first(input, other, name)
         a = input._data if isinstance(input, Tensor) else input
         b = other._data if isinstance(other, Tensor) else other
-        if ordered and ((type(a) is _ndarray and a.dtype.kind == "c") or
-                        (type(b) is _ndarray and b.dtype.kind == "c")):
-            no_complex(input, f'"{name}_cpu" not implemented for \'{{T}}\'')
-            no_complex(other, f'"{name}_cpu" not implemented for \'{{T}}\'')
         try:
             dt = binary_dtype(a, b)
+            if ordered and dt.kind == "c":  # (named after the dtype the operands promote to)
+                no_complex_kernel(dt, f'"{name}_cpu"')
             res = np_fn(cast(a, dt), cast(b, dt))
         except ValueError as e:
             raise _B._translate(e, [a, b]) from None
@@ -2196,6 +2257,7 @@ def isfinite(input):
 
 
 def isposinf(input):
+    no_complex(input, "isposinf does not support complex inputs.", RuntimeError)
     try:
         return _make(np.isposinf(input._data), None, False)
     except _Unbatchable:
@@ -2203,6 +2265,7 @@ def isposinf(input):
 
 
 def isneginf(input):
+    no_complex(input, "isneginf does not support complex inputs.", RuntimeError)
     try:
         return _make(np.isneginf(input._data), None, False)
     except _Unbatchable:
@@ -2210,6 +2273,7 @@ def isneginf(input):
 
 
 def signbit(input):
+    no_complex(input, "signbit is not implemented for complex tensors.")
     try:
         return _make(np.signbit(input._data), None, False)
     except _Unbatchable:

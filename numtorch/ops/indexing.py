@@ -287,7 +287,31 @@ class AdvancedIndex(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
+        kept = ctx.__dict__.get("index_tensors")
+        if kept:
+            _check_index_tensors(kept)
         return IndexAddInto.apply(g, ctx.shape, ctx.key), None
+
+
+def _keep_index_tensors(out, key):
+    """``out`` (``x[key]``), with the index tensors of the user's ``key`` and their versions
+    kept on its node: PyTorch saves them for backward, so changing one in place before then
+    raises there (``x[idx]``, then ``idx.zero_()``)."""
+    node = out._grad_fn
+    if node is not None and getattr(node, "_forward_cls", None) is AdvancedIndex:
+        items = key if type(key) is tuple or type(key) is list else (key,)
+        kept = tuple((k, k._version) for k in items if isinstance(k, Tensor))
+        if kept:
+            node.index_tensors = kept
+    return out
+
+
+def _check_index_tensors(kept):
+    """PyTorch's saved-variable check on the index tensors ``_keep_index_tensors`` kept."""
+    from ..autograd.graph import version_error
+    for t, version in kept:
+        if t._version != version:
+            raise version_error(t, version)
 
 
 def _index_layout(out, x, key):
@@ -458,8 +482,10 @@ def getitem(x, key):
             return _basic_name(nkey).apply(x, nkey)
         split = _split_ints(nkey)
         if split is not None:
-            return AdvancedIndex.apply(_basic_name(split[0]).apply(x, split[0]), split[1])
-        return AdvancedIndex.apply(x, nkey)
+            out = AdvancedIndex.apply(_basic_name(split[0]).apply(x, split[0]), split[1])
+        else:
+            out = AdvancedIndex.apply(x, nkey)
+        return _keep_index_tensors(out, key) if out._grad_fn is not None else out
     except IndexError as e:
         if _ellipses(nkey) > 1:
             return getitem(x, _one_ellipsis(nkey, x._data.ndim))
@@ -653,7 +679,7 @@ class Gather(BuiltinFunction):
     @staticmethod
     def forward(ctx, x, dim, index):
         ctx.shape, ctx.dim = x.shape, dim
-        ctx.save_for_backward(index)
+        ctx.save_for_backward(index, x)  # (x too, as PyTorch: changing it in place raises)
         if index.size == 0:  # PyTorch checks neither dtype nor dims of an empty index
             return np.zeros(index.shape, x.dtype)
         if x.ndim == 0:
@@ -665,7 +691,7 @@ class Gather(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
-        (index,) = ctx.saved_tensors
+        index = ctx.saved_tensors[0]
         from .._creation import zeros
         if index.numel() == 0:  # zeros, still a function of g (for gradgrad)
             return zeros(ctx.shape, dtype=g.dtype) + g.sum(), None, None
@@ -1037,10 +1063,12 @@ class MaskedSelect(BuiltinFunction):
     def forward(ctx, x, mask):
         shape = np.broadcast_shapes(x.shape, mask.shape)
         ctx.shape, ctx.key = shape, (np.broadcast_to(mask, shape),)
+        ctx.save_for_backward(x, mask)  # (as PyTorch: in-place changes to either then raise)
         return np.broadcast_to(x, shape)[ctx.key]
 
     @staticmethod
     def backward(ctx, g):
+        ctx.saved_tensors  # (the version check)
         return IndexAddInto.apply(g, ctx.shape, ctx.key), None
 
 
@@ -1063,10 +1091,12 @@ class Take(BuiltinFunction):
     @staticmethod
     def forward(ctx, x, index):
         ctx.shape, ctx.key = x.shape, (index.reshape(-1),)
+        ctx.save_for_backward(x, index)  # (as PyTorch: in-place changes to either then raise)
         return x.reshape(-1)[index]
 
     @staticmethod
     def backward(ctx, g):
+        ctx.saved_tensors  # (the version check)
         flat = IndexAddInto.apply(g.reshape(-1), (int(np.prod(ctx.shape)),), ctx.key)
         return flat.reshape(ctx.shape), None
 

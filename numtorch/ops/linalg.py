@@ -1124,4 +1124,6 @@ def trace(input):
     if input.ndim != 2:
         raise RuntimeError("trace: expected a matrix, but got tensor with dim "
                            f"{input.ndim}")
+    if input._data.dtype.kind == "b":  # (PyTorch's kernel has no bool version)
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     return Trace.apply(input)

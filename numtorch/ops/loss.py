@@ -128,6 +128,26 @@ class HuberLoss(PointwiseLoss):
         return inside * d + (1 - inside) * d.sign() * delta
 
 
+class HuberLossMixedDtypes(HuberLoss):
+    """HuberLoss of an input and a target of different dtypes (promoted for the forward):
+    its backward raises, as PyTorch's huber_loss_backward kernel takes one dtype."""
+    _backward_name = "HuberLossBackward0"
+
+    @classmethod
+    def forward(cls, ctx, x, t, reduction, delta, input_dtype, target_dtype):
+        from .._dtype import SCALAR_NAMES
+        ctx.mismatch = (f"Found dtype {SCALAR_NAMES[target_dtype]} but expected "
+                        f"{SCALAR_NAMES[input_dtype]}")
+        out = super().forward(ctx, x, t, reduction, delta)
+        # NOTE: PyTorch writes the loss into a tensor of the input's dtype (one node); an
+        # integer input's refusal is left to the caller
+        return out.astype(input_dtype.np) if input_dtype.is_floating_point else out
+
+    @classmethod
+    def backward(cls, ctx, g):
+        raise RuntimeError(ctx.mismatch)
+
+
 class SoftMarginLoss(PointwiseLoss):
     """loss = log(1 + exp(-t x));  dx = -t * sigmoid(-t x)."""
     _backward_name = "SoftMarginLossBackward0"

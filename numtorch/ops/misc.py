@@ -20,7 +20,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd._interpose import STATE as _FW
 from ._base import BuiltinFunction
-from ._util import wrap_dim, result_np, write_out
+from ._util import wrap_dim, result_np, write_out, no_complex
 
 _make = Tensor._make
 
@@ -181,6 +181,16 @@ def _gradient_coords(y, d, x, edge_order):
 
 
 # ---- scans -------------------------------------------------------------------------------
+def _complex_logcumsumexp(x, dim):
+    """The running complex log-add-exp of ``x`` along ``dim``, one step at a time as
+    PyTorch's scan (NumPy's logaddexp is real-only)."""
+    from .elementwise import complex_logaddexp
+    out = np.moveaxis(x.copy(), dim, 0)
+    for i in range(1, out.shape[0]):
+        out[i] = complex_logaddexp(out[i - 1], out[i])
+    return np.moveaxis(out, 0, dim)
+
+
 class Logcumsumexp(BuiltinFunction):
     """out_j = log(sum_{i<=j} exp(x_i));  dx_i = sum_{j>=i} g_j exp(x_i - out_j)."""
     _backward_name = "LogcumsumexpBackward0"
@@ -195,6 +205,8 @@ class Logcumsumexp(BuiltinFunction):
             # in float32), rounding each partial result
             acc = np.float64 if x.dtype.itemsize == 4 else np.float32
             out = np.logaddexp.accumulate(x.astype(acc), axis=dim).astype(x.dtype)
+        elif x.dtype.kind == "c":
+            out = _complex_logcumsumexp(x, dim)
         else:
             out = np.logaddexp.accumulate(x, axis=dim)
         ctx.save_for_backward(x, out)
@@ -231,7 +243,11 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     both are 0); values outside are ignored."""
     x = input._data
     if x.dtype.kind != "f":
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
+        # (the kernel PyTorch fails in: bool at its bin edges, complex at the data's range
+        # when no range is given, others in the histogram itself)
+        kernel = "linspace_cpu" if x.dtype.kind == "b" else "aminmax_cpu" \
+            if x.dtype.kind == "c" and float(min) == float(max) else "histogram_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
                                   f"'{_type_name(input.dtype)}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
@@ -260,12 +276,9 @@ def _c_double(v):
     return f"{v:g}"
 
 
-_TYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
-               "uint8": "Byte", "bool": "Bool", "float32": "Float", "float64": "Double"}
-
-
 def _type_name(d):
-    return _TYPE_NAMES.get(d.name, d.name)
+    """PyTorch's scalar type name of dtype ``d`` ('Long', 'Half', 'ComplexFloat')."""
+    return D.SCALAR_NAMES[d]
 
 
 def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
@@ -685,7 +698,7 @@ def _int_binary(np_fn, name):
         dt = result_np(a, b)
         if dt.kind not in "iu":
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
-                                      f"'{_TYPE_NAMES.get(str(dt), str(dt))}'")
+                                      f"'{_type_name(D._FROM_NP[dt])}'")
         return _const(np.asarray(np_fn(a.astype(dt), b.astype(dt))).astype(dt))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}`` of integer tensors."
@@ -702,6 +715,8 @@ def heaviside(input, values, *, out=None):
         from ..autograd._tangents import refuse_duals
         refuse_duals("heaviside", input, values, not_yet=False)
     a, v = input._data, values._data
+    if a.dtype.kind == "c" or v.dtype.kind == "c":
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if a.dtype != v.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different "
                            "dtypes")
@@ -747,6 +762,9 @@ class Nextafter(BuiltinFunction):
     @staticmethod
     def forward(ctx, a, b):
         dt = result_np(a, b)
+        if dt.kind != "f":  # PyTorch's kernel has only floating versions
+            raise NotImplementedError('"nextafter_cpu" not implemented for '
+                                      f"'{D.SCALAR_NAMES[D._FROM_NP[dt]]}'")
         return np.asarray(np.nextafter(a.astype(dt), np.asarray(b).astype(dt)))
 
     @staticmethod
@@ -762,6 +780,8 @@ def nextafter(input, other, *, out=None):
 def logaddexp2(input, other, *, out=None):
     """``log2(2 ** input + 2 ** other)`` computed stably."""
     from .elementwise import maximum, log2, exp2, where, isinf
+    for t in (input, other):
+        no_complex(t, '"logaddexp2_cpu" not implemented for \'{T}\'')
     m = maximum(input, other).detach()
     m = where(isinf(m), 0.0, m)
     return m + log2(exp2(input - m) + exp2(other - m))

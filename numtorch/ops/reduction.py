@@ -278,6 +278,8 @@ class Nansum(BuiltinFunction):
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum of elements over ``dim``, treating nan as zero."""
+    if input._data.dtype.kind == "c":
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     dims = _dims_arg(dim, input.ndim)
     return Nansum.apply(input, dims, keepdim, _sum_dtype(input._data.dtype, dtype))
 
@@ -287,6 +289,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if input._data.dtype.kind not in "fc":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            f"but got {_TYPE_NAMES.get(input.dtype.name)}")
+    if input._data.dtype.kind == "c":  # (the nansum it is computed with has no complex kernel)
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     from .elementwise import isnan, logical_not
     cnt = sum(logical_not(isnan(input)), dim, keepdim)
     return nansum(input, dim, keepdim, dtype=dtype) / cnt

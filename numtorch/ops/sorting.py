@@ -12,6 +12,7 @@ tensor([1, 2])
 """
 import numpy as np
 
+from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd._interpose import STATE as _FW
 from ..autograd.grad_mode import STATE as _GRAD
@@ -452,31 +453,34 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _quantile_checks(input, q, interpolation, op):
-    if input._data.dtype.kind != "f":
-        raise RuntimeError(f"{op}() input tensor must be either float or double dtype")
+def _quantile_checks(input, q, interpolation):
+    """The q values as an array, after PyTorch's checks in its order (quantile and
+    nanquantile share them, and both name ``quantile()`` in their messages)."""
+    if not isinstance(q, Tensor) and not 0 <= q <= 1:
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
     if interpolation not in _INTERPOLATIONS:
-        raise RuntimeError(f"{op}() interpolation must be one of linear, lower, higher, "
-                           f"midpoint or nearest. Got {interpolation}")
-    if isinstance(q, Tensor):
-        if q.dtype is not input.dtype:
-            raise RuntimeError(f"{op}() q tensor must be same dtype as the input tensor")
-        if q.ndim > 1:
-            raise RuntimeError(f"{op}() q must be a scalar or 1D tensor")
-        qv = q._data
-    else:
-        if not 0 <= q <= 1:
-            raise RuntimeError(f"{op}() q must be in the range [0, 1] but got {q}")
-        qv = np.asarray(q, input._data.dtype)
+        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest, but got {interpolation}")
+    if input._data.size == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if isinstance(q, Tensor) and q.ndim > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if input.dtype is not D.float32 and input.dtype is not D.float64:
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if not isinstance(q, Tensor):
+        return np.asarray(q, input._data.dtype)
+    if q.dtype is not input.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+    qv = q._data
     if qv.size and (np.any(qv < 0) or np.any(qv > 1)):
-        raise RuntimeError(f"{op}() q values must be in the range [0, 1]")
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
     return qv
 
 
-def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, op):
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     """Quantiles as differentiable Tensor ops: sort, then interpolate between neighbours."""
     from .elementwise import where
-    qv = _quantile_checks(input, q, interpolation, op)
+    qv = _quantile_checks(input, q, interpolation)
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else wrap_dim(dim, input.ndim)
     if x.ndim == 0:
@@ -534,14 +538,14 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=N
     """
     if out is not None:
         return write_out(out, quantile(input, q, dim, keepdim, interpolation=interpolation))
-    return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
+    return _quantile(input, q, dim, keepdim, interpolation, False)
 
 
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """``quantile`` ignoring NaN values (NaN where a slice has none left)."""
     if out is not None:
         return write_out(out, nanquantile(input, q, dim, keepdim, interpolation=interpolation))
-    return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
+    return _quantile(input, q, dim, keepdim, interpolation, True)
 
 
 # ---- unique --------------------------------------------------------------------------------

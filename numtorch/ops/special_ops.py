@@ -14,12 +14,13 @@ This module holds the op classes and the functions PyTorch also has at top level
 tensor([0.0000, 0.8427])
 """
 import math
+import re
 
 import numpy as np
 
 from .._tensor import Tensor
 from ._base import BuiltinFunction
-from ._util import float_np, result_np, cast
+from ._util import float_np, result_np, cast, no_complex_kernel
 
 _make = Tensor._make
 _SQRT_PI = math.sqrt(math.pi)
@@ -46,20 +47,38 @@ def _scipy_linalg():
     return scipy.linalg
 
 
-def _compute(fn, *arrays):
-    """``fn(scipy.special, *float64 arrays)`` as an ndarray in the operands' float dtype."""
-    dt = float_np(result_np(*arrays))
+def _compute(fn, *arrays, kernel=None):
+    """``fn(scipy.special, *float64 arrays)`` as an ndarray in the operands' float dtype;
+    complex operands get PyTorch's error naming ``kernel`` (its real-only kernel) if given."""
+    dt = result_np(*arrays)
+    if kernel is not None:
+        no_complex_kernel(dt, kernel)
+    dt = float_np(dt)
     args = [cast(a, dt).astype(np.float64) if type(a) is np.ndarray else float(a)
             for a in arrays]
     return np.asarray(fn(_scipy_special(), *args)).astype(dt)
 
 
 # ---- unary ops ---------------------------------------------------------------------------
+# PyTorch's kernel names where they are not the op's own name + "_cpu" (its error for a
+# complex input names the kernel)
+_KERNELS = {"Erf": "erf_vml_cpu", "Erfc": "erfc_vml_cpu", "Erfinv": "erfinv_vml_cpu",
+            "Lgamma": "lgamma_vml_cpu", "I0": "i0_vml_cpu", "Digamma": "digamma",
+            "Ndtr": "erf_vml_cpu"}
+
+
+def _kernel(name):
+    """'"modified_bessel_i0_cpu"' for op class name 'ModifiedBesselI0' (quoted, as PyTorch)."""
+    return '"%s"' % _KERNELS.get(name, re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower() + "_cpu")
+
+
 def _unary(name, bw, fn, grad=None):
     """An op class computing ``fn(sc, x)``; ``grad(g, x, out)`` is its derivative (Tensors),
-    None for an op without one."""
+    None for an op without one. Complex input is refused, as PyTorch's real-only kernels do."""
+    kernel = _kernel(name)
 
     def forward(ctx, x):
+        no_complex_kernel(result_np(x), kernel)
         out = _compute(fn, x)
         ctx.save_for_backward(x, out)
         return out
@@ -223,6 +242,8 @@ class Polygamma(BuiltinFunction):
     def forward(ctx, x, n):
         ctx.n = n
         ctx.save_for_backward(x)
+        no_complex_kernel(result_np(x), '"digamma"' if n == 0 else
+                          '"trigamma"' if n == 1 else '"polygamma"')
         if n == 0:
             return _compute(_digamma, x)
         return _compute(lambda sc, v: sc.polygamma(n, v), x)
@@ -247,8 +268,11 @@ class Mvlgamma(BuiltinFunction):
 
     @staticmethod
     def forward(ctx, x, p):
-        if x.size and np.any(x <= (p - 1) / 2):
-            raise RuntimeError(f"All elements must be greater than (p-1)/2")
+        # NOTE: PyTorch 2.13 no longer checks the domain (x > (p-1)/2): outside it the
+        # result is whatever lgamma gives (inf at the poles)
+        if x.dtype.kind == "b":
+            raise RuntimeError("The input tensor may not be a boolean tensor.")
+        no_complex_kernel(x.dtype, '"arange_cpu"')  # (PyTorch builds its offsets in x's dtype)
         ctx.p = p
         ctx.save_for_backward(x)
         const = p * (p - 1) / 4 * math.log(math.pi)
@@ -291,7 +315,8 @@ class Xlog1py(BuiltinFunction):
     def forward(ctx, a, b):
         _save_pair(ctx, a, b)
         return _compute(lambda sc, x, y: np.where((x == 0) & ~np.isnan(y), 0.0,
-                                                  sc.xlog1py(x, y)), a, b)
+                                                  sc.xlog1py(x, y)), a, b,
+                        kernel='"xlog1py_cpu"')
 
     @staticmethod
     def backward(ctx, g):
@@ -315,7 +340,7 @@ class Zeta(BuiltinFunction):
     @staticmethod
     def forward(ctx, a, b):
         _save_pair(ctx, a, b)
-        return _compute(lambda sc, x, q: sc.zeta(x, q), a, b)
+        return _compute(lambda sc, x, q: sc.zeta(x, q), a, b, kernel='"zeta_cpu"')
 
     @staticmethod
     def backward(ctx, g):
@@ -335,7 +360,8 @@ class Igamma(BuiltinFunction):
         _save_pair(ctx, a, b)
         fn = (lambda sc, s, x: sc.gammainc(s, x)) if cls._sign > 0 else \
             (lambda sc, s, x: sc.gammaincc(s, x))
-        return _compute(fn, a, b)
+        kernel = '"igamma_cpu"' if cls._sign > 0 else '"igammac_cpu"'
+        return _compute(fn, a, b, kernel=kernel)
 
     @classmethod
     def backward(cls, ctx, g):
@@ -422,6 +448,17 @@ def _polynomial(x, n, kind):
     return np.where(n < 0, 0.0, out)
 
 
+_FAMILIES = {"t": "chebyshev_polynomial_t", "u": "chebyshev_polynomial_u",
+             "v": "chebyshev_polynomial_v", "w": "chebyshev_polynomial_w",
+             "h": "hermite_polynomial_h", "he": "hermite_polynomial_he",
+             "l": "laguerre_polynomial_l", "p": "legendre_polynomial_p"}
+
+
+def _polynomial_name(kind, shift):
+    """The public name of polynomial family ``kind`` ('shifted_chebyshev_polynomial_t')."""
+    return ("shifted_" if shift else "") + _FAMILIES[kind]
+
+
 class Polynomial(BuiltinFunction):
     """out = p_n(x) for an orthogonal polynomial family (no derivative: as in PyTorch, the
     public functions return a result outside the graph)."""
@@ -431,7 +468,7 @@ class Polynomial(BuiltinFunction):
     def forward(ctx, x, n, kind, shift):
         def fn(sc, xv, nv):
             return _polynomial(2 * xv - 1 if shift else xv, nv, kind)
-        return _compute(fn, x, n)
+        return _compute(fn, x, n, kernel=f'"{_polynomial_name(kind, shift)}_cpu"')
 
     @staticmethod
     def backward(ctx, g):

@@ -329,11 +329,19 @@ def _cast_state(param, value, key=None):
     return value
 
 
-def check_lr(lr):
-    """PyTorch's learning-rate checks (a Tensor lr must hold one element)."""
+def check_lr(lr, negative_only=False):
+    """PyTorch's learning-rate checks (a Tensor lr must hold one element).
+
+    Most optimizers test ``not 0.0 <= lr`` (NaN is rejected); SGD tests ``lr < 0.0``
+    (``negative_only``: NaN passes). The comparison's operand order shows in the TypeError
+    a non-number lr raises, so each form is written as PyTorch writes it.
+    """
     if isinstance(lr, Tensor) and lr.numel() != 1:
         raise ValueError("Tensor lr must be 1-element")
-    if not 0.0 <= lr:
+    if negative_only:
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+    elif not 0.0 <= lr:
         raise ValueError(f"Invalid learning rate: {lr}")
 
 

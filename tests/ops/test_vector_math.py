@@ -145,3 +145,12 @@ def test_by_vector_runs_layouts():
     calls.clear()
     V.by_vector_runs(x[:, ::2], vec, sca)  # no contiguous axis: all scalar
     assert calls == [("s", 20)]
+
+
+@pytest.mark.parametrize("shape", [(0,), (0, 20), (3, 0)])
+def test_empty_inputs(shape):
+    x = np.zeros(shape, np.float32)
+    for fn in (lambda m, t: m.sigmoid(t), lambda m, t: m.nn.functional.silu(t),
+               lambda m, t: m.nn.functional.gelu(t), lambda m, t: m.softmax(t, 0)):
+        ours, theirs = _both(fn, x, "contiguous")
+        assert ours.shape == theirs.shape == shape

@@ -221,6 +221,12 @@ def _addindent(s, n):
     return lines[0] + "\n" + "\n".join(" " * n + line for line in lines[1:])
 
 
+def _forward_unimplemented(self, *input):
+    """The forward of a Module subclass that defines none: raises NotImplementedError."""
+    raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
+                              '"forward" function')
+
+
 class Module:
     """Base class for neural-network modules (see the module docstring)."""
 
@@ -263,9 +269,8 @@ class Module:
         d["_load_state_dict_post_hooks"] = OrderedDict()
         d["_modules"] = {}
 
-    def forward(self, *input):
-        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
-                                  '"forward" function')
+    # NOTE: a module-level function, as PyTorch's (its name shows in the bound method's repr)
+    forward = _forward_unimplemented
 
     # ---- calling ------------------------------------------------------------------------
     _compiled_call_impl = None  # set by compile()
@@ -712,7 +717,9 @@ class Module:
         return self  # nothing to move (PyTorch's CPU build moves nothing either)
 
     def share_memory(self):
-        return self
+        """Calls ``share_memory_`` on every parameter and buffer (numtorch's memory is
+        process-local, so only a lazy module's uninitialized entries object)."""
+        return self._apply(lambda t: t.share_memory_())
 
     # ---- hooks --------------------------------------------------------------------------
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
@@ -785,10 +792,10 @@ class Module:
         """Put this module's own entries (not its children's) into ``destination``."""
         for k, p in self._parameters.items():
             if p is not None:
-                destination[prefix + k] = p if keep_vars else p.detach()
+                destination[prefix + k] = _saved_entry(p, keep_vars)
         for k, b in self._buffers.items():
             if b is not None and k not in self._non_persistent_buffers_set:
-                destination[prefix + k] = b if keep_vars else b.detach()
+                destination[prefix + k] = _saved_entry(b, keep_vars)
         if _has_extra_state(self):
             destination[prefix + "_extra_state"] = self.get_extra_state()
 
@@ -974,6 +981,12 @@ def _load_module(module, state_dict, prefix, metadata, assign, keys, errors):
             raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` "
                                  "are not expected to return new values, if incompatible_keys "
                                  "need to be modified, it should be done inplace.")
+
+
+def _saved_entry(t, keep_vars):
+    """A state_dict entry: ``t`` detached unless ``keep_vars``; a lazy module's uninitialized
+    entry is saved itself (it has nothing to detach), as PyTorch's LazyModuleMixin does."""
+    return t if keep_vars or isinstance(t, _Uninitialized) else t.detach()
 
 
 def _load_entry(module, name, key, current, src, assign, errors):

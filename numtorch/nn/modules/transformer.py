@@ -457,6 +457,28 @@ def _nested_tensor_reason(layer):
     return ""
 
 
+def _arange_like(mask):
+    """Column indices 0..S-1 of an (N, S) mask, shaped (1, S) to compare with lengths."""
+    from ... import arange
+    return arange(mask.shape[1]).unsqueeze(0)
+
+
+_NESTED_WARNED = []  # PyTorch warns once per process (TORCH_WARN_ONCE)
+
+
+def _warn_nested_prototype():
+    """PyTorch's one-time warning when the encoder packs its input into a nested tensor."""
+    if not _NESTED_WARNED:
+        _NESTED_WARNED.append(True)
+        warnings.warn("The PyTorch API of nested tensors is in prototype stage and will change "
+                      "in the near future. We recommend specifying layout=torch.jagged when "
+                      "constructing a nested tensor, as this layout receives active "
+                      "development, has better operator coverage, and works with "
+                      "torch.compile. (Triggered internally at "
+                      "/__w/pytorch/pytorch/aten/src/ATen/NestedTensorImpl.cpp:177.)",
+                      UserWarning, stacklevel=3)
+
+
 class TransformerEncoder(Module):
     """``num_layers`` deep copies of ``encoder_layer`` (then an optional norm)."""
 
@@ -474,11 +496,53 @@ class TransformerEncoder(Module):
             self.use_nested_tensor = False
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        """The layers in turn, then ``norm``. On PyTorch's nested-tensor path (see
+        ``_nested_keep``) the padded positions of the result are zeros before ``norm``."""
+        keep = self._nested_keep(src, mask, src_key_padding_mask)
+        if keep is not None:
+            # the layers attend over each sequence's kept prefix only, as on nested tensors
+            src_key_padding_mask = keep.logical_not()
         out = src
         for layer in self.layers:
             out = layer(out, src_mask=mask, is_causal=bool(is_causal),
                         src_key_padding_mask=src_key_padding_mask)
+        if keep is not None:
+            out = out.masked_fill(src_key_padding_mask.unsqueeze(-1), 0.0)
         return self.norm(out) if self.norm is not None else out
+
+    def _nested_keep(self, src, mask, src_key_padding_mask):
+        """The (N, S) bool mask of the positions PyTorch keeps when it runs the stack on a
+        nested tensor, or None when it takes the ordinary path.
+
+        PyTorch packs the unpadded tokens into a nested tensor (eval mode, batched input,
+        a padding mask and no attention mask, no gradient needed) and pads the result back
+        with zeros. Each sequence keeps its first ``count(not padded)`` tokens: with
+        ``mask_check`` a padding mask that is not left-aligned disables the path instead.
+        """
+        from ... import backends, is_grad_enabled
+        layer = self.layers[0]
+        if (not backends.mha.get_fastpath_enabled() or not self.use_nested_tensor
+                or layer.training or src.dim() != 3 or src_key_padding_mask is None
+                or mask is not None):
+            return None
+        attn = layer.self_attn
+        params = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
+                  attn.out_proj.bias, layer.norm1.weight, layer.norm1.bias, layer.norm2.weight,
+                  layer.norm2.bias, layer.linear1.weight, layer.linear1.bias,
+                  layer.linear2.weight, layer.linear2.bias)
+        if is_grad_enabled() and any(p is not None and p.requires_grad for p in params):
+            return None
+        given = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype)
+        given = given.logical_not()
+        lengths = given.sum(1, keepdim=True)
+        keep = _arange_like(given) < lengths
+        if getattr(self, "mask_check", True) and not keep.equal(given):
+            return None
+        _warn_nested_prototype()
+        if not bool(lengths.any()):
+            raise RuntimeError("to_padded_tensor: at least one constituent tensor should "
+                               "have non-zero numel")
+        return keep
 
 
 class TransformerDecoder(Module):
