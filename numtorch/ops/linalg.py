@@ -135,15 +135,26 @@ def _plain_arrays(d, a, b):
     return x, y
 
 
+def _mm2(a, b):
+    """``np.matmul`` of two matrices with PyTorch's sign of zero: a product over an inner
+    dim of 1 is each element's one product, -0 included (``0 * -1``), where PyTorch's gemm
+    gives it so (both outer dims above 1; with one of them 1 its gemv accumulates from +0,
+    as OpenBLAS's gemm always does)."""
+    if a.shape[1] == 1 and a.shape[0] > 1 and b.shape[1] > 1 and a.dtype.kind == "f" and \
+            b.dtype.kind == "f":
+        return np.multiply(a, b)  # (m, 1) * (1, n): the outer product, C-contiguous
+    return np.matmul(a, b)
+
+
 def _mm_array_grads(g, a, b, na, nb, transposed):
     """``_mm_grads`` on arrays: the very ``np.matmul`` calls the Tensor formula makes (``mT``
     is ``np.swapaxes``, the same view as ``.T``), on the same operand layouts, so the same
     bits; a transposed operand's gradient is computed transposed here too."""
     ga = gb = None
     if na:
-        ga = np.matmul(b, g.T).T if transposed[0] else np.matmul(g, b.T)
+        ga = _mm2(b, g.T).T if transposed[0] else _mm2(g, b.T)
     if nb:
-        gb = np.matmul(g.T, a).T if transposed[1] else np.matmul(a.T, g)
+        gb = _mm2(g.T, a).T if transposed[1] else _mm2(a.T, g)
     return ga, gb
 
 
@@ -173,7 +184,7 @@ class Mm(BuiltinFunction):
     @staticmethod
     def forward(ctx, a, b):
         _save_operands(ctx, a, b, 0)
-        return np.matmul(a, b)
+        return _mm2(a, b) if a.ndim == 2 and b.ndim == 2 else np.matmul(a, b)
 
     @staticmethod
     def backward(ctx, g):
@@ -233,7 +244,8 @@ class Dot(BuiltinFunction):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return np.asarray(np.dot(a, b))
+        # (PyTorch's dot accumulates from +0: never -0, where NumPy's product of one pair is)
+        return np.asarray(np.dot(a, b) + 0.0) if a.dtype.kind == "f" else np.asarray(np.dot(a, b))
 
     @staticmethod
     def backward(ctx, g):
@@ -518,7 +530,7 @@ class Addmm(BuiltinFunction):
             # NOTE: PyTorch's half gemm works in float32 (alpha, beta too), rounds once
             return Addmm.forward(_NULL_CTX, c.astype(np.float32), a.astype(np.float32),
                                  b.astype(np.float32), beta, alpha).astype(np.float16)
-        prod = np.matmul(a, b)
+        prod = _mm2(a, b) if a.ndim == 2 and b.ndim == 2 else np.matmul(a, b)
         if alpha != 1:
             prod = prod * alpha
         c = c if beta == 1 else c * beta
@@ -789,7 +801,7 @@ def _record_linear(x, w, b):
     node._in_meta = ((bd.shape, dt), (xd.shape, dt), (wtd.shape, dt), None, None)
     node.needs_input_grad = (b._rg, x._rg, True, False, False)
     node.beta, node.alpha, node.cshape = 1, 1, bd.shape
-    out = np.matmul(xd, wtd)
+    out = np.matmul(xd, wtd) if xd.shape[1] != 1 else _mm2(xd, wtd)
     np.add(out, bd, out=out)
     node._out_meta = ((out.shape, dt),)
     t = _make(out, node, True)
