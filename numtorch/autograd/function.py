@@ -175,9 +175,9 @@ class BackwardCFunction(_FunctionBase, FunctionCtx, _HookMixin, Node):
     # (_one_saved_ver: the version of the one tensor of the compact ``_saved``, see
     # graph.saved_entries; set only with it)
     __slots__ = ("to_save", "_saved", "_one_saved_ver", "needs_input_grad", "_in_meta",
-                 "_out_meta", "_materialize", "_dirty", "_non_diff", "saved_for_forward",
-                 "__dict__")
+                 "_out_meta", "_materialize", "_dirty", "_non_diff", "__dict__")
     _forward_cls = None
+    saved_for_forward = None  # (save_for_forward's tensors, in the instance's __dict__)
 
     def _init_ctx(self):
         self.to_save = None

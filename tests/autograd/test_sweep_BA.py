@@ -6,6 +6,7 @@ is), and the in_dims a Function's ``vmap`` staticmethod receives for an input vm
 dim other than 0."""
 import pytest
 
+import numtorch
 from helpers import check_error, check_same, check_same_outcome
 
 # PyTorch's forward AD loads its jvp decompositions through torch.jit.script, which warns
@@ -188,3 +189,23 @@ def test_vmap_staticmethod_in_dims(torch, case):
         out = VMAPS[case](lib, _sum_fn(lib, log))
         return out, log
     check_same(fn, exact=True)
+
+
+def test_saved_for_forward_reads_none_before_any_save(torch):
+    def seen(lib):
+        got = []
+
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                got.append(ctx.saved_for_forward)
+                ctx.save_for_forward(x)
+                got.append(len(ctx.saved_for_forward))
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+        F.apply(lib.ones(1, requires_grad=True))
+        return got
+    assert seen(numtorch) == seen(torch) == [None, 1]
