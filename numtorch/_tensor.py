@@ -9,6 +9,7 @@ entry points, conversions and Python protocols.
 >>> x.shape, x.dtype, x.is_leaf
 (torch.Size([1, 2]), torch.float32, True)
 """
+import warnings
 import weakref
 
 import numpy as np
@@ -38,6 +39,23 @@ class _InferenceVC(list):
         if not STATE.inference:
             raise RuntimeError(_INF_INPLACE_MSG)
         list.__setitem__(self, i, v)
+
+
+# PyTorch warns once per process (TORCH_WARN_ONCE) when float()/complex() reads a tensor
+# that requires grad while grad mode is on
+_SCALAR_GRAD_WARNED = [False]
+_SCALAR_GRAD_MSG = ("Converting a tensor with requires_grad=True to a scalar may lead to "
+                    "unexpected behavior.\nConsider using tensor.detach() first. (Triggered "
+                    "internally at /__w/pytorch/pytorch/torch/csrc/autograd/generated/"
+                    "python_variable_methods.cpp:822.)")
+
+
+def _warn_scalar_of_grad_tensor(t):
+    """Warn (once per process, as PyTorch) that ``float(t)``/``complex(t)`` reads a tensor
+    that requires grad, with grad mode on (under no_grad PyTorch says nothing)."""
+    if not _SCALAR_GRAD_WARNED[0] and STATE.enabled and t.requires_grad:
+        _SCALAR_GRAD_WARNED[0] = True
+        warnings.warn(_SCALAR_GRAD_MSG, UserWarning, stacklevel=3)
 
 
 _INF_INPLACE_MSG = ("Inplace update to inference tensor outside InferenceMode is not allowed."
@@ -794,12 +812,14 @@ class Tensor:
         return bool(self._data.reshape(()).item())
 
     def __float__(self):
+        _warn_scalar_of_grad_tensor(self)
         return float(self._scalar_for("float"))
 
     def __int__(self):
         return int(self._scalar_for("int"))
 
     def __complex__(self):
+        _warn_scalar_of_grad_tensor(self)
         return complex(self._scalar_for("complex"))
 
     def __index__(self):

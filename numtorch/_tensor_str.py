@@ -346,10 +346,20 @@ def tensor_repr(t, *, tensor_contents=None):
     >>> tensor_repr(T())
     'tensor([0, 1, 2], dtype=torch.int32)'
     """
+    from .func import _wrapper_repr
+    if _wrapper_repr.active():  # inside grad/vjp/jvp: PyTorch's wrapper repr, if t has any
+        text = _wrapper_repr.wrapper_repr(t)
+        if text is not None:
+            return text
     if type(t._data) is not np.ndarray:
         from .func._batching import BatchedData, batched_repr
         if isinstance(t._data, BatchedData):  # inside vmap: PyTorch's wrapper repr
             return batched_repr(t)
+    return plain_tensor_repr(t, tensor_contents=tensor_contents)
+
+
+def plain_tensor_repr(t, *, tensor_contents=None):
+    """:func:`tensor_repr` of a tensor that holds its values (no transform wrapper)."""
     prefix = _prefix(t)
     arr = np.asarray(t._data)
     suffixes = _shape_suffixes(t, arr) + _autograd_suffixes(t) + _tangent_suffixes(t)

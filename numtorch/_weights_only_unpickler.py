@@ -171,7 +171,8 @@ class Unpickler:
         raise UnpicklingError("unsupported persistent id encountered")
 
     def load(self):
-        """Read one pickled object; ``UnpicklingError`` for anything not allowed or malformed."""
+        """Read one pickled object; ``UnpicklingError`` for anything not allowed or malformed,
+        ``EOFError`` (or ``struct.error``) where the pickle ends early, as PyTorch's."""
         self.stack, self.metastack = [], []
         self._allowed = dict(allowed_globals())
         self._allowed.update(_user_allowed())
@@ -192,11 +193,14 @@ class Unpickler:
     def read(self, n):
         data = self.read_raw(n)
         if len(data) < n:
-            raise UnpicklingError("pickle data was truncated")
+            # NOTE: PyTorch's unpickler reads the short data on and then meets the end of
+            # the pickle; EOFError either way (what torch.load raises for an empty file)
+            raise EOFError
         return data
 
     def unpack(self, fmt):
-        return struct.unpack(fmt, self.read(struct.calcsize(fmt)))[0]
+        # a short buffer is struct.error ("unpack requires a buffer of 4 bytes"), as PyTorch's
+        return struct.unpack(fmt, self.read_raw(struct.calcsize(fmt)))[0]
 
     def pop_mark(self):
         items = self.stack

@@ -20,13 +20,18 @@ unpickler that only builds tensors, containers and a short allow-list of PyTorch
 tensor([ 0.,  1.,  2.,  3., 14., 15.])
 """
 import contextlib
+import copy
+import enum
 import functools
 import importlib
 import io
+import mmap as _mmap
 import os
 import pickle
+import pickletools
 import struct
 import sys
+import threading
 import types
 import warnings
 import zipfile
@@ -43,13 +48,18 @@ from ._size import Size
 from ._tensor import Tensor
 from ._weights_only_unpickler import (Unpickler as _WeightsUnpickler, add_safe_globals,
                                       allowed_globals as _allowed_globals,
+                                      _py2_names, _user_allowed,
                                       clear_safe_globals, get_safe_globals, safe_globals)
 from .storage import (STORAGE_ROOTS as _STORAGE_ROOTS, StorageType, TypedStorage,
                       UnsupportedDtype, UntypedStorage, data_ptr as _data_ptr, empty_untyped,
                       root_array as _owner, storage_type_of)
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
-           "safe_globals", "default_restore_location", "DEFAULT_PROTOCOL"]
+           "safe_globals", "default_restore_location", "DEFAULT_PROTOCOL",
+           "SourceChangeWarning", "LoadEndianness", "get_default_load_endianness",
+           "set_default_load_endianness", "get_crc32_options", "set_crc32_options",
+           "get_default_mmap_options", "set_default_mmap_options", "skip_data",
+           "get_unsafe_globals_in_checkpoint"]
 
 DEFAULT_PROTOCOL = 2
 MAGIC_NUMBER = 0x1950A86A20F9469CFC6C  # the legacy (non-zip) format's first pickle
@@ -75,6 +85,182 @@ def _get_layout(name):
 
 
 # =========================================================================================
+# options (PyTorch keeps them in torch.utils.serialization.config)
+# =========================================================================================
+# NOTE: mmap has no MAP_PRIVATE/MAP_SHARED on Windows; PyTorch then has None for both
+MAP_PRIVATE = getattr(_mmap, "MAP_PRIVATE", None)
+MAP_SHARED = getattr(_mmap, "MAP_SHARED", None)
+
+
+class SourceChangeWarning(Warning):
+    """The category PyTorch warns with when a pickled module's source code has changed."""
+
+
+class LoadEndianness(enum.Enum):
+    """The byte order ``torch.load`` assumes for a file without a ``byteorder`` record."""
+    NATIVE = 1
+    LITTLE = 2
+    BIG = 3
+
+
+_options = {"load_endianness": None, "compute_crc32": True, "mmap_flags": MAP_PRIVATE}
+_tls = threading.local()  # ``skip_data`` is per thread, as PyTorch's
+
+
+def get_default_load_endianness():
+    """The fallback byte order for files without a ``byteorder`` record (None: little).
+
+    >>> get_default_load_endianness() is None
+    True
+    """
+    return _options["load_endianness"]
+
+
+def set_default_load_endianness(endianness):
+    """Set the fallback byte order: a :class:`LoadEndianness` or None (little endian)."""
+    if not isinstance(endianness, LoadEndianness) and endianness is not None:
+        raise TypeError("Invalid argument type in function set_default_load_endianness")
+    _options["load_endianness"] = endianness
+
+
+def _fallback_byteorder():
+    """The byte order of a file without a ``byteorder`` record, per the option above."""
+    endianness = _options["load_endianness"]
+    if endianness is None or endianness is LoadEndianness.LITTLE:
+        return "little"
+    return "big" if endianness is LoadEndianness.BIG else sys.byteorder
+
+
+def get_crc32_options():
+    """Whether ``torch.save`` computes each record's CRC-32 (True by default).
+
+    >>> get_crc32_options()
+    True
+    """
+    return _options["compute_crc32"]
+
+
+def set_crc32_options(compute_crc32):
+    """Make ``torch.save`` compute record CRCs or write 0 instead (faster; ``torch.load``
+    does not check them, other unzip tools may complain)."""
+    _options["compute_crc32"] = compute_crc32
+
+
+def get_default_mmap_options():
+    """The ``mmap`` flags of ``torch.load(..., mmap=True)`` (``mmap.MAP_PRIVATE`` by default:
+    writes to loaded tensors stay in memory; ``MAP_SHARED`` writes them to the file)."""
+    return _options["mmap_flags"]
+
+
+class set_default_mmap_options:
+    """Set the ``mmap`` flags of ``torch.load(..., mmap=True)``: ``mmap.MAP_PRIVATE`` or
+    ``mmap.MAP_SHARED``; as a context manager, the previous flags come back on exit.
+
+    >>> import mmap
+    >>> with set_default_mmap_options(mmap.MAP_SHARED):
+    ...     get_default_mmap_options() == mmap.MAP_SHARED
+    True
+    """
+
+    def __init__(self, flags):
+        if MAP_PRIVATE is None:
+            raise RuntimeError("Changing the default mmap options is currently not supported "
+                               "for Windows")
+        if flags != MAP_PRIVATE and flags != MAP_SHARED:
+            raise ValueError("Invalid argument in function set_default_mmap_options, expected "
+                             f"mmap.MAP_PRIVATE or mmap.MAP_SHARED, but got {flags}")
+        self.prev = _options["mmap_flags"]
+        _options["mmap_flags"] = flags
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _options["mmap_flags"] = self.prev
+
+
+def _skipping_data():
+    return getattr(_tls, "skip_data", False)
+
+
+class skip_data:
+    """Inside this block ``torch.save`` writes every storage's record as zero bytes (of its
+    full size) and ``torch.load`` leaves loaded storages unfilled (zeros in numtorch).
+
+    Args:
+        materialize_fake_tensors: accepted for PyTorch's signature; numtorch has no fake
+            tensors, so it changes nothing.
+
+    >>> import io, numtorch as torch
+    >>> buf = io.BytesIO()
+    >>> with skip_data():
+    ...     torch.save(torch.ones(2), buf)
+    >>> torch.load(io.BytesIO(buf.getvalue()))
+    tensor([0., 0.])
+    """
+
+    def __init__(self, materialize_fake_tensors=False):
+        self.materialize_fake_tensors = materialize_fake_tensors
+
+    def __enter__(self):
+        self._old = _skipping_data()
+        _tls.skip_data = True
+
+    def __exit__(self, *exc):
+        _tls.skip_data = self._old
+
+
+def get_unsafe_globals_in_checkpoint(f):
+    """The ``module.name`` strings of the globals in a ``torch.save`` file that a
+    ``weights_only`` load would refuse (neither PyTorch's defaults nor user-allowed).
+
+    The pickle is read, not run, so only globals written into it are found.
+
+    >>> import io, numtorch as torch
+    >>> buf = io.BytesIO()
+    >>> torch.save({"w": torch.ones(1), "ok": True}, buf)
+    >>> get_unsafe_globals_in_checkpoint(io.BytesIO(buf.getvalue()))
+    []
+    """
+    safe = set(_allowed_globals()) | set(_user_allowed())
+    with _open_file(os.fsdecode(f) if _is_path(f) else f, "rb") as opened:
+        start = opened.tell()
+        is_zip = opened.read(4) == b"PK\x03\x04"
+        opened.seek(start)
+        if not is_zip:
+            raise ValueError("Expected input to be a checkpoint returned by torch.save")
+        with _ZipReader(opened) as reader:
+            if reader.has_record("constants.pkl"):
+                raise ValueError("Expected input to be a checkpoint returned by torch.save "
+                                 "but got a torchscript checkpoint")
+            found = _globals_in_pickle(reader.get_record("data.pkl"))
+    return list(found - safe)
+
+
+def _globals_in_pickle(data):
+    """The ``module.name`` of every GLOBAL / STACK_GLOBAL in the pickle ``data``.
+
+    STACK_GLOBAL takes its two strings from the stack: the last two values pushed, which
+    may come from the memo; other pushes are tracked as None."""
+    found, pushed, memo = set(), [None, None], {}
+    for op, arg, _ in pickletools.genops(data):
+        if op.name == "GLOBAL":
+            found.add("{}.{}".format(*_py2_names(*arg.split(" ", 1))))
+        elif op.name == "STACK_GLOBAL":
+            module, name = pushed[-2:]
+            if isinstance(module, str) and isinstance(name, str):
+                found.add("{}.{}".format(*_py2_names(module, name)))
+        elif op.name in ("PUT", "BINPUT", "LONG_BINPUT", "MEMOIZE"):
+            memo[len(memo) if op.name == "MEMOIZE" else arg] = pushed[-1]
+            continue
+        elif op.name in ("GET", "BINGET", "LONG_BINGET"):
+            pushed.append(memo.get(arg))
+            continue
+        pushed.append(arg if isinstance(arg, str) and "UNICODE" in op.name else None)
+    return found
+
+
+# =========================================================================================
 # saving
 # =========================================================================================
 def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
@@ -87,7 +273,8 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
         pickle_module: the module whose (pure Python) ``Pickler`` pickles ``obj``.
         pickle_protocol: the pickle protocol (PyTorch's default is 2).
         _use_new_zipfile_serialization: ``False`` writes the legacy, non-zip format.
-        _disable_byteorder_record: leave out the ``byteorder`` record.
+        _disable_byteorder_record: write the ``byteorder`` record last instead of before
+            the storages (PyTorch 2.13's writer always writes one, so the flag only moves it).
 
     Example:
         >>> import io, numtorch as torch
@@ -109,6 +296,8 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
     if _use_new_zipfile_serialization:
         _save_zip(obj, f, base, pickle_protocol, _disable_byteorder_record)
         return
+    if _skipping_data():
+        raise RuntimeError("Cannot use skip_data=True with _use_new_zipfile_serialization=False")
     with _open_file(f, "wb") as opened:
         _save_legacy(obj, opened, base, pickle_protocol)
 
@@ -395,7 +584,7 @@ class _ZipWriter:
         full = f"{self.archive}/{name}".encode("utf-8")
         size = len(data)
         pad = -(self.pos + 30 + len(full) + 4) % STORAGE_ALIGNMENT
-        crc = zlib.crc32(data)
+        crc = zlib.crc32(data) if _options["compute_crc32"] else 0
         self.entries.append((full, crc, size, self.pos))
         self._put(struct.pack("<IHHHHHIIIHH", 0x04034B50, 0, 0x0808, 0, 0, 0, 0, 0, 0,
                               len(full), pad + 4))
@@ -425,7 +614,8 @@ class _ZipWriter:
 
 class _ZipfileWriter(_ZipWriter):
     """The same records through ``zipfile`` (which writes ZIP64 fields where sizes need
-    them), for archives too large for ``_ZipWriter``'s 32-bit headers."""
+    them), for archives too large for ``_ZipWriter``'s 32-bit headers. ``zipfile`` always
+    computes CRCs, so ``set_crc32_options(False)`` does not apply to these."""
 
     def __init__(self, fp, archive):
         super().__init__(fp, archive)
@@ -471,10 +661,19 @@ def _save_zip(obj, f, base, protocol, disable_byteorder):
         if not disable_byteorder:
             out.write("byteorder", sys.byteorder.encode())
         for record in storages.records:
-            out.write(f"data/{record.key}", memoryview(record.raw()))
+            out.write(f"data/{record.key}", _record_bytes(record))
         out.write("version", b"3\n")
+        if disable_byteorder:  # PyTorch's archive writer then adds it itself, at the end
+            out.write("byteorder", sys.byteorder.encode())
         out.write(".data/serialization_id", out.serialization_id().encode())
         out.close()
+
+
+def _record_bytes(record):
+    """A storage's record: its bytes, or as many zero bytes inside ``skip_data``."""
+    if _skipping_data():
+        return bytes(record.numel * record.dtype.itemsize)
+    return memoryview(record.raw())
 
 
 def _save_legacy(obj, f, base, protocol):
@@ -615,8 +814,12 @@ class _ZipReader:
 
     def __init__(self, f):
         self.file = f
+        start = f.tell()
         with self._errors("zip archive"):
-            self.zf = zipfile.ZipFile(f)
+            try:
+                self.zf = zipfile.ZipFile(f)
+            except zipfile.BadZipFile as e:
+                raise _zip_open_error(f.seek(0, io.SEEK_END) - start, e) from None
         names = self.zf.namelist()
         if not names:
             raise RuntimeError("PytorchStreamReader failed reading zip archive: no records")
@@ -653,7 +856,8 @@ class _ZipReader:
     def get_record(self, name):
         info = self.info(name)
         with self._errors(f"file {name}"):
-            return self.zf.read(info)
+            with self.zf.open(_crc_unchecked(info)) as src:
+                return src.read()
 
     def check_size(self, name, nbytes):
         info = self.info(name)
@@ -666,7 +870,7 @@ class _ZipReader:
         """Fill the ``uint8`` array ``out`` from the start of record ``name``."""
         info = self.check_size(name, out.size)
         view = memoryview(out)
-        with self._errors(f"file {name}"), self.zf.open(info) as src:
+        with self._errors(f"file {name}"), self.zf.open(_crc_unchecked(info)) as src:
             done = 0
             while done < out.size:
                 n = src.readinto(view[done:])
@@ -688,10 +892,42 @@ class _ZipReader:
         return info.header_offset + 30 + name_len + extra_len
 
 
+_MINIZ_NOTE = (". This is an internal miniz error. If you are seeing this error, there is a high "
+               "likelihood that your checkpoint file is corrupted. This can happen if the "
+               "checkpoint was not saved properly, was transferred incorrectly, or the file was "
+               "modified after saving.")
+
+
+def _zip_open_error(size, error):
+    """PyTorch's (miniz's) error for an archive of ``size`` bytes that does not open: too
+    short to hold an end record, or no end record found (a truncated file)."""
+    if size < 22:
+        reason = "not a ZIP archive"
+    elif str(error) == "File is not a zip file":
+        reason = "failed finding central directory"
+    else:
+        reason = f"BadZipFile: {error}"
+    return RuntimeError(f"PytorchStreamReader failed reading zip archive: {reason}"
+                        + _MINIZ_NOTE)
+
+
+def _crc_unchecked(info):
+    """A copy of ``info`` without its CRC, so that ``zipfile`` does not check it.
+
+    PyTorch's reader never checks record CRCs: it loads files saved with
+    ``set_crc32_options(False)`` (CRC 0) and files changed in place through a
+    ``MAP_SHARED`` mmap load, so numtorch must too."""
+    info = copy.copy(info)
+    del info.CRC
+    return info
+
+
 def _map_file(f):
-    """The whole file mapped copy-on-write (PyTorch maps it MAP_PRIVATE too)."""
+    """The whole file mapped copy-on-write (``MAP_PRIVATE``, the default) or, after
+    ``set_default_mmap_options(mmap.MAP_SHARED)``, writing changes through to the file."""
     size = os.path.getsize(f)
-    return np.memmap(os.fsdecode(f), dtype=np.uint8, mode="c", shape=(size,)) if size else None
+    mode = "r+" if MAP_SHARED is not None and _options["mmap_flags"] == MAP_SHARED else "c"
+    return np.memmap(os.fsdecode(f), dtype=np.uint8, mode=mode, shape=(size,)) if size else None
 
 
 def default_restore_location(storage, location):
@@ -788,7 +1024,8 @@ class _Loader:
         if reader.has_record("constants.pkl"):
             raise RuntimeError("numtorch cannot load TorchScript archives (written by "
                                "torch.jit.save); only files written by torch.save")
-        order = reader.get_record("byteorder") if reader.has_record("byteorder") else b"little"
+        order = reader.get_record("byteorder") if reader.has_record("byteorder") else \
+            _fallback_byteorder().encode()
         if order not in (b"little", b"big"):
             raise ValueError("Unknown endianness type: " + order.decode("ascii", "replace"))
         swap = order.decode() != sys.byteorder
@@ -807,6 +1044,8 @@ class _Loader:
     @staticmethod
     def read_storage(reader, mapped, name, dtype, numel):
         nbytes = numel * dtype.itemsize
+        if _skipping_data():  # storages are left unfilled (PyTorch: uninitialized memory)
+            return UntypedStorage(np.zeros(numel, dtype.np).view(np.uint8))
         reader.check_size(name, nbytes)  # before allocating what a hostile file claims
         if mapped is None:
             untyped = empty_untyped(dtype, numel)

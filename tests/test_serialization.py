@@ -8,6 +8,7 @@ import doctest
 import io
 import os
 import pickle
+import struct
 import warnings
 import zipfile
 
@@ -590,14 +591,16 @@ def test_corrupt_and_truncated_files(tmp_path):
     flipped[info.header_offset + 200] ^= 0xFF  # inside the storage's bytes
     bad_crc = tmp_path / "crc.pt"
     bad_crc.write_bytes(bytes(flipped))
-    with pytest.raises(RuntimeError, match="CRC"):
-        nt.load(bad_crc)
+    # PyTorch's reader does not check CRCs (a MAP_SHARED mmap edits files in place): the
+    # flipped byte loads as data
+    assert not nt.equal(nt.load(bad_crc)["w"], nt.arange(64.0))
     # fixed junk (random bytes made the test flaky): a short-string opcode with bytes that
     # are not UTF-8, and seeded noise
     noise = [b"X" + np.random.default_rng(k).bytes(63) for k in range(20)]
     for junk in (b"", b"hello world", b"U\x03\xff\xfe\xfd" + bytes(59), *noise):
         (tmp_path / "junk.pt").write_bytes(junk)
-        with pytest.raises((pickle.UnpicklingError, RuntimeError)):
+        # a pickle that ends early is EOFError or struct.error in PyTorch too
+        with pytest.raises((pickle.UnpicklingError, RuntimeError, EOFError, struct.error)):
             nt.load(tmp_path / "junk.pt")
 
 

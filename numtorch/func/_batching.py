@@ -658,12 +658,22 @@ def differentiable_copy(a):
     the same batching and visible tangents."""
     from ..autograd import _tangents
     if a._rg:
-        return a.view_as(a)
+        return _copy_bdims(a, a.view_as(a))
     p, lv = unwrap_all(a)
     q = p.detach().requires_grad_()
     if lv:
-        q = wrap_all(q.view_as(q), lv)
+        q = _copy_bdims(a, wrap_all(q.view_as(q), lv))
     return _tangents.copy_visible_tangents(a, q)
+
+
+def _copy_bdims(src, dst):
+    """``dst`` (batched as ``src``) printing the in_dims ``src`` prints (PyTorch's grad
+    wraps the batched input itself, which keeps them)."""
+    s, d = src._data, dst._data
+    while type(s) is _BD and type(d) is _BD and s.level == d.level:
+        d.bdim = s.bdim
+        s, d = s.tensor._data, d.tensor._data
+    return dst
 
 
 def fresh_leaf_like(y, extra=()):

@@ -13,7 +13,7 @@ from .._tensor import Tensor
 from ..autograd import _interpose
 from ..autograd.graph import AccumulateGrad
 from ..autograd.grad_mode import STATE, enable_grad
-from . import _pytree
+from . import _pytree, _wrapper_repr
 from ._batching import grad_any, differentiable_copy, to_layout, unwrap_all, wrap_all
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian",
@@ -31,6 +31,8 @@ class _FuncLevel:
         _interpose.enter_func(self.diff)
 
     def __exit__(self, *exc):
+        if self.diff:
+            _wrapper_repr.forget(_interpose.STATE.diff_levels[-1])
         _interpose.exit_func(self.diff)
 
 
@@ -56,6 +58,18 @@ def _prepare(x):
     if levels:
         x = to_layout(x, sorted(set(levels)))
     return differentiable_copy(x)
+
+
+def _register_copies(originals, copies, others=()):
+    """Tell printing which tensors are this grad/vjp level's own inputs (``_wrapper_repr``):
+    the differentiable ``copies`` of ``originals``, and the tensors among ``others`` (the
+    arguments not differentiated, which PyTorch wraps at the level too)."""
+    own = {}
+    for x, c in zip(originals, copies):
+        p, _ = unwrap_all(c)
+        own[p._grad_fn if p._grad_fn is not None else p._edge()[0]] = x
+    members = {id(a) for a in _pytree.tree_flatten(others)[0] if isinstance(a, Tensor)}
+    _wrapper_repr.register("grad", (own, members))
 
 
 def _reaches_outside(outputs, own):
@@ -167,6 +181,9 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
     diff = _select(args, argnums)
     flat, spec = _pytree.tree_flatten(diff)
     copies = [_prepare(x) for x in flat]
+    chosen = argnums if isinstance(argnums, tuple) else (argnums,)
+    _register_copies(flat, copies, ([a for i, a in enumerate(args) if i not in chosen],
+                                    kwargs))
     with enable_grad():
         out = func(*_replace(args, argnums, _pytree.tree_unflatten(copies, spec)), **kwargs)
     aux = None
@@ -242,6 +259,7 @@ def _vjp_with_argnums(func, primals, has_aux):
     grad_on = STATE.enabled
     flat, spec = _pytree.tree_flatten(primals)
     copies = [_prepare(x) for x in flat]
+    _register_copies(flat, copies)
     with enable_grad():
         out = func(*_pytree.tree_unflatten(copies, spec))
     aux = None
@@ -252,6 +270,10 @@ def _vjp_with_argnums(func, primals, has_aux):
         out, aux = out
     flat_out, out_spec = _pytree.tree_flatten(out)
     _check_outputs(flat_out, what)
+    for o in flat_out:
+        if not (o.is_floating_point() or o.is_complex()):
+            raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or "
+                               f"complex Tensors, got Tensor with dtype {o.dtype}")
     create = _needs_graph(flat, copies, flat_out, grad_on)
 
     def wrapper(cotangents, retain_graph=True, create_graph=None):
@@ -306,14 +328,16 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False, _diff=True):
                 raise RuntimeError(f"{what}: Expected {name} to only contain Tensors, got "
                                    f"{type(x)}")
     with _FuncLevel(_diff):
-        return _jvp(func, flat_p, flat_t, p_spec, has_aux)
+        return _jvp(func, flat_p, flat_t, p_spec, has_aux, _diff)
 
 
-def _jvp(func, flat_p, flat_t, p_spec, has_aux):
+def _jvp(func, flat_p, flat_t, p_spec, has_aux, own_level=True):
     from ..autograd.forward_ad import make_dual_at, unpack_at
     lvl = _interpose.push_fw()
     try:
         duals = [make_dual_at(p, t, lvl) for p, t in zip(flat_p, flat_t)]
+        if own_level:   # (linearize's jvp runs in no level of its own)
+            _wrapper_repr.register("jvp", lvl)
         out = func(*_pytree.tree_unflatten(duals, p_spec))
         aux = None
         if has_aux:
@@ -354,17 +378,21 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     if not (chunk_size is None or chunk_size > 0):
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
 
+    # NOTE: as PyTorch's, the returned function takes positional arguments only (a keyword
+    # argument raises Python's TypeError naming ``func``)
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper_fn(*args):
+        _error_if_complex("jacrev", args, True)
         n = _check_argnums(argnums, len(args))
         diff = _select(args, n)
 
         def f(*d):
-            return func(*_replace(args, n, d if isinstance(n, tuple) else d[0]), **kwargs)
+            return func(*_replace(args, n, d if isinstance(n, tuple) else d[0]))
         res = vjp(f, *(diff if isinstance(n, tuple) else (diff,)), has_aux=has_aux)
         out, fn = res[0], res[1]
         flat_in, in_spec = _pytree.tree_flatten(diff)
         flat_out, out_spec = _pytree.tree_flatten(out)
+        _error_if_complex("jacrev", flat_out, False)
         per_out = []
         for k, o in enumerate(flat_out):
             def row(e, k=k):
@@ -375,7 +403,16 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
                             for r, x in zip(rows, flat_in)])
         jac = _assemble(per_out, out_spec, in_spec)
         return (jac, res[2]) if has_aux else jac
-    return wrapper
+    return wrapper_fn
+
+
+def _error_if_complex(name, tree, is_input):
+    """PyTorch's refusal of complex inputs or outputs in jacrev and jacfwd."""
+    for idx, a in enumerate(_pytree.tree_flatten(tree)[0]):
+        if isinstance(a, Tensor) and a.is_complex():
+            what = "inputs" if is_input else "outputs"
+            raise RuntimeError(f"{name}: Expected all {what} to be real but received complex "
+                               f"tensor at flattened input idx: {idx}")
 
 
 def _one_hot_map(fn, t, chunk_size=None):
@@ -432,7 +469,8 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
             [0., 4.]])
     """
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper_fn(*args):   # positional arguments only, as PyTorch's (see jacrev)
+        _error_if_complex("jacfwd", args, True)
         n = _check_argnums(argnums, len(args))
         diff = _select(args, n)
         flat_in, in_spec = _pytree.tree_flatten(diff)
@@ -441,11 +479,11 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         specs = {}
 
         def f(*flat):
-            return func(*_replace(args, n, _pytree.tree_unflatten(list(flat), in_spec)),
-                        **kwargs)
+            return func(*_replace(args, n, _pytree.tree_unflatten(list(flat), in_spec)))
 
         def push_jvp(*tans):
             res = jvp(f, tuple(flat_in), tans, has_aux=has_aux)
+            _error_if_complex("jacfwd", res[0], False)
             flat_t, specs["out"] = _pytree.tree_flatten(res[1])
             flat_aux = []
             if has_aux:
@@ -469,7 +507,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
             aux = _pytree.tree_unflatten([a.select(0, 0) for a in rows[k:]], specs["aux"])
             return jac, aux
         return jac
-    return wrapper
+    return wrapper_fn
 
 
 def hessian(func, argnums=0):

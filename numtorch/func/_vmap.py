@@ -107,7 +107,20 @@ def _batch_size(func, in_dims, flat, dims):
     return sizes[0]
 
 
+def _check_out_dims(func, out_dims):
+    """PyTorch's check, before anything runs, that ``out_dims`` is an int, None or a
+    structure of those."""
+    if isinstance(out_dims, int):
+        return
+    for d in _pytree.tree_flatten(out_dims)[0]:
+        if d is not None and not isinstance(d, int):
+            raise ValueError(f"vmap({_name(func)}, ..., out_dims={out_dims}): `out_dims` must "
+                             "be an int, None or a python collection of ints representing "
+                             "where in the outputs the vmapped dimension should appear.")
+
+
 def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
+    _check_out_dims(func, out_dims)
     flat, spec, dims = _flat_in_dims(func, in_dims, args)
     size = _batch_size(func, in_dims, flat, dims)
     if chunk_size is not None and chunk_size < size:
@@ -118,7 +131,12 @@ def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
 def _chunked(func, flat, spec, dims, size, out_dims, randomness, chunk, kwargs):
     from ..ops.shape import cat
     parts = []
+    # NOTE: under randomness='same' every chunk replays the first chunk's draws, as PyTorch
+    # restores the generator before each one
+    before = _rng_state() if randomness == "same" else None
     for start in range(0, size, chunk):
+        if start and before is not None:
+            _restore_rng(before)
         n = min(chunk, size - start)
         sub = [x.narrow(d, start, n) if d is not None else x for x, d in zip(flat, dims)]
         parts.append(_run(func, sub, spec, dims, n, out_dims, randomness, kwargs))

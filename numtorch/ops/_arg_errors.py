@@ -45,6 +45,9 @@ SIGNATURES = {
     "reshape": ["(tuple of ints shape)"],
     "expand": ["(tuple of ints size, *, bool implicit = False)"],
     "repeat": ["(tuple of ints repeats)"],
+    "rot90": ["(int k = 1, tuple of ints dims = [0,1])"],
+    "repeat_interleave": ["(Tensor repeats, int dim = None, *, int output_size = None)",
+                          "(int repeats, int dim = None, *, int output_size = None)"],
     "permute": ["(tuple of ints dims)"],
     "tile": ["(tuple of ints dims)"],
     "flip": ["(tuple of ints dims)"],
@@ -142,6 +145,10 @@ FUNCTION_SIGNATURES = {
     "cummax": ["(Tensor input, int dim" + _OUT],
     "cummin": ["(Tensor input, int dim" + _OUT],
     "reshape": ["(Tensor input, tuple of ints shape)"],
+    "repeat_interleave": ["(Tensor input, Tensor repeats, int dim = None, *, int output_size "
+                          "= None)", "(Tensor repeats, *, int output_size = None)",
+                          "(Tensor input, int repeats, int dim = None, *, int output_size = "
+                          "None)"],
     "permute": ["(Tensor input, tuple of ints dims)"],
     "tile": ["(Tensor input, tuple of ints dims)"],
     "flip": ["(Tensor input, tuple of ints dims)"],
@@ -176,7 +183,7 @@ FUNCTION_SIGNATURES["triu_indices"] = FUNCTION_SIGNATURES["tril_indices"]
 # The ops whose ``tuple of ints`` parameter has no size (``int[]``, not ``int[1]``): a bare
 # int is no list there, except as the first of a method's unpacked ints (``x.flip(1)``)
 _UNSIZED = {"flip", "tile", "permute", "reshape", "view", "expand", "repeat",
-            "split_with_sizes", "unflatten"}
+            "split_with_sizes", "unflatten", "rot90"}
 
 
 # The parameters whose ``None`` the parser takes though it prints no ``= None`` default

@@ -388,6 +388,22 @@ def warn_user(message, category=UserWarning):
     warnings.warn(message, category, stacklevel=level)
 
 
+_complex_warned = []  # PyTorch warns once per process about dropping imaginary parts
+
+
+def complex_to_real(src, dst_dtype):
+    """``src`` (an array) made ready for conversion to ``dst_dtype``: a complex one going to
+    a real (not bool) dtype loses its imaginary part, with PyTorch's warning the first time
+    in the process."""
+    if src.dtype.kind != "c" or dst_dtype.kind in "cb":
+        return src
+    if not _complex_warned:
+        _complex_warned.append(True)
+        warn_user("Casting complex values to real discards the imaginary part (Triggered "
+                  "internally at /__w/pytorch/pytorch/aten/src/ATen/native/Copy.cpp:307.)")
+    return src.real
+
+
 def write_out(out, result):
     """``result`` written into the ``out=`` tensor (resized where its shape differs)."""
     from .elementwise import _out

@@ -170,14 +170,19 @@ def polar(abs, angle, *, out=None):
 
 
 class ViewAsReal(BuiltinFunction):
-    """out[..., 0] = Re(z), out[..., 1] = Im(z);  dz = view_as_complex(g)."""
+    """out[..., 0] = Re(z), out[..., 1] = Im(z) (a view);  dz = view_as_complex(g)."""
     _backward_name = "ViewAsRealBackward0"
+    _is_view = True
 
     @staticmethod
     def forward(ctx, z):
         if z.dtype.kind != "c":
             raise RuntimeError("view_as_real is only supported for complex tensors")
-        return np.ascontiguousarray(z).view(_REAL_OF[z.dtype]).reshape(z.shape + (2,))
+        # the real parts' view, given a last dim that steps on to the imaginary parts
+        part = z.real
+        return np.lib.stride_tricks.as_strided(part, z.shape + (2,),
+                                               z.strides + (part.itemsize,),
+                                               writeable=z.flags.writeable)
 
     @staticmethod
     def backward(ctx, g):
@@ -185,17 +190,14 @@ class ViewAsReal(BuiltinFunction):
 
 
 class ViewAsComplex(BuiltinFunction):
-    """out = x[..., 0] + i x[..., 1];  dx = view_as_real(g)."""
+    """out = x[..., 0] + i x[..., 1] (a view);  dx = view_as_real(g)."""
     _backward_name = "ViewAsComplexBackward0"
+    _is_view = True
 
     @staticmethod
     def forward(ctx, x):
-        if x.dtype not in _COMPLEX_OF or x.dtype == np.float16:
-            raise RuntimeError("view_as_complex is only supported for float and double tensors, "
-                               f"but got a tensor of scalar type: {_name(x.dtype)}")
-        if not x.ndim or x.shape[-1] != 2:
-            raise RuntimeError("Tensor must have a last dimension of size 2")
-        return np.ascontiguousarray(x).view(_COMPLEX_OF[x.dtype]).reshape(x.shape[:-1])
+        # (checked by view_as_complex, which sees the storage offset)
+        return x.view(_COMPLEX_OF[x.dtype]).reshape(x.shape[:-1])
 
     @staticmethod
     def backward(ctx, g):
@@ -208,24 +210,57 @@ def view_as_real(input):
 
 
 def view_as_complex(input):
-    """A complex tensor from a real one whose last dimension (of size 2) holds the parts."""
+    """A complex tensor from a real one whose last dimension (of size 2) holds the parts (a
+    view: the parts must lie next to each other, each pair at an even offset)."""
+    x = input._data
+    if x.dtype not in _COMPLEX_OF:
+        raise RuntimeError("view_as_complex is only supported for half, float and double "
+                           f"tensors, but got a tensor of scalar type: {_name(x.dtype)}")
+    if x.dtype == np.float16:  # (PyTorch gives a complex32 tensor, a dtype NumPy lacks)
+        raise RuntimeError("numtorch does not support view_as_complex of a half tensor "
+                           "(torch.complex32)")
+    if not x.ndim:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if x.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    strides = input.stride()
+    if strides[-1] != 1:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    if any(s % 2 for s in strides[:-1]):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last "
+                           "dimension")
+    if input.storage_offset() % 2:
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
     return ViewAsComplex.apply(input)
 
 
 def adjoint(input):
     """The conjugate transpose of the last two dimensions."""
+    return _adjoint(input, "tensor.adjoint()", "adjoint")
+
+
+def _adjoint(input, what, kind):
+    from .shape import check_matrices, warn_transpose_once
+    if input.ndim < 2 and check_matrices(input, what):
+        warn_transpose_once(kind)  # (a 0-d tensor: its conjugate)
+        return conj(input)
     return conj(input.transpose(-2, -1))
 
 
 def _mH(self):
-    return adjoint(self)
+    return _adjoint(self, "tensor.mH", "mH")
 
 
 def _H(self):
-    if self.ndim > 2:
+    if self.ndim != 2 and self.ndim != 0:
         raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). Got "
-                           f"{self.ndim}-D tensor.")
-    return conj(self.t()) if self.ndim == 2 else conj(self)
+                           f"{self.ndim}-D tensor." + (" For batches of matrices, consider "
+                                                       "using tensor.mH" if self.ndim > 2 else ""))
+    if self.ndim == 0:
+        from .shape import warn_transpose_once
+        warn_transpose_once("H")
+        return conj(self)
+    return conj(self.transpose(-2, -1))
 
 
 def _install():

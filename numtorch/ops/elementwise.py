@@ -938,12 +938,51 @@ def _one_minus_sq(x):
 
 
 def _tanh_bw(g, y):
+    """``g * (1 - y*y)`` rounded as PyTorch's tanh_backward kernel: ``1 - y*y`` is one fused
+    multiply-add (a single rounding); half precision computes in float32."""
+    kind = y.dtype.char
+    if kind == "e" and g.dtype.char == "e":
+        out = _tanh_bw(g.astype(np.float32), y.astype(np.float32))
+        return out.astype(np.float16)
+    if kind == "f":
+        y64 = y.astype(np.float64)
+        # NOTE: a float32 square is exact in float64, so one float64 subtraction rounded
+        # to float32 is the fused result (up to a double rounding never seen in tests)
+        return _mul_into(g, np.subtract(1.0, np.multiply(y64, y64, out=y64), out=y64)
+                         .astype(np.float32))
+    if kind == "d":
+        return _mul_into(g, _fused_one_minus_sq64(y))
     # NOTE: a 0-d one (NumPy is faster so than with a Python 1); in place on a temporary
     return _mul_into(g, np.subtract(number_array(1, y.dtype), np.multiply(y, y)))
 
 
+def _fused_one_minus_sq64(y):
+    """``fma(-y, y, 1)`` for a float64 array: ``1 - y*y`` with one rounding. NumPy has no
+    fma, so the square's rounding error comes from Dekker's exact product (Veltkamp split)
+    and the subtraction's from Knuth's two-sum, added back before the one final rounding."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return _fused_one_minus_sq64_body(y)
+
+
+def _fused_one_minus_sq64_body(y):
+    """The arithmetic of ``_fused_one_minus_sq64`` (overflow and inf - inf are expected)."""
+    p = y * y
+    c = y * 134217729.0  # 2**27 + 1: splits y into two 26-bit halves
+    hi = c - (c - y)
+    lo = y - hi
+    e = ((hi * hi - p) + 2.0 * hi * lo) + lo * lo  # y*y == p + e exactly
+    s = 1.0 - p
+    b = s - 1.0
+    err = (1.0 - (s - b)) + (-p - b)  # 1 - p == s + err exactly
+    out = s + (err - e)
+    # NOTE: huge or non-finite y makes the correction terms inf/nan: those keep the plain
+    # result, which is then the fused one too (the rounding errors are negligible there)
+    return np.where(np.isfinite(out), out, s)
+
+
 def _sigmoid_bw(g, y):
-    return _mul_into(g, np.multiply(np.subtract(number_array(1, y.dtype), y), y))
+    """``g * (1 - y) * y`` in PyTorch's kernel's order (``(g * (1 - y)) * y``)."""
+    return np.multiply(_mul_into(g, np.subtract(number_array(1, y.dtype), y)), y)
 
 
 class TanhBackward(BuiltinFunction):
@@ -1275,9 +1314,23 @@ def _out(out, result, check_cast=True):
             dst = writable_alias(out)
         np.copyto(dst, result._data, casting="unsafe")
     else:
+        if out._data.size:
+            _warn_resized(out._data.shape, result._data.shape)
         out._data = result._data.astype(out._data.dtype)
     out._vc[0] += 1
     return out
+
+
+def _warn_resized(old, new):
+    """PyTorch's deprecation warning for an ``out=`` tensor with elements that is resized."""
+    from ._util import warn_user
+    fmt = lambda shape: "[" + ", ".join(map(str, shape)) + "]"  # noqa: E731
+    warn_user(f"An output with one or more elements was resized since it had shape {fmt(old)},"
+              f" which does not match the required output shape {fmt(new)}. This behavior is "
+              "deprecated, and in a future PyTorch release outputs will not be resized unless "
+              "they have zero elements. You can explicitly reuse an out tensor t by resizing "
+              "it, inplace, to zero elements with t.resize_(0). (Triggered internally at "
+              "/__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)")
 
 
 _OUT_HELPERS = ("_out", "write_out", "_write_out", "write_out_pair", "write_result")
@@ -2044,7 +2097,7 @@ class Logit(BuiltinFunction):
         ctx.save_for_backward(x)
         ctx.eps = eps
         z = x if eps is None else np.clip(x, eps, 1 - eps)
-        return np.log(z / (1 - z))
+        return _libm.log(z / (1 - z))  # (rounded as PyTorch's log: see _libm)
 
     @staticmethod
     def backward(ctx, g):

@@ -564,15 +564,21 @@ class IndexFill(BuiltinFunction):
         return IndexFill.apply(g, ctx.key), None
 
 
+def _refuse_value(x, value):
+    """PyTorch's error for ``x[key] = value`` with a value that is no tensor and no Python
+    number (NumPy's integers pass as ints, its float64 and complex128 are Python's types;
+    a NumPy array, float32 or bool is refused)."""
+    from .._size import Size
+    from ._util import tp_name
+    name = "torch.Size" if isinstance(value, Size) else tp_name(value)
+    raise TypeError(f"can't assign a {name} to a torch.{D.SCALAR_NAMES[x.dtype]}Tensor")
+
+
 def setitem(x, key, value):
     """``x[key] = value``: an in-place op (differentiable, bumps the version)."""
     from .inplace import inplace, copy_into, warn_expanded
-    if not isinstance(value, Tensor):
-        if isinstance(value, np.ndarray):
-            value = _make(value, None, False)
-        elif not isinstance(value, (int, float, bool, complex, np.generic)):
-            raise TypeError(f"can't assign a {type(value).__name__} to a "
-                            f"torch.{D.SCALAR_NAMES[x.dtype]}Tensor")
+    if not isinstance(value, (Tensor, int, float, complex, np.integer)):
+        _refuse_value(x, value)
     # NOTE: assigning, PyTorch reads x[True] as x[...] and True inside a tuple as None (a
     # view); reading, a bool is an advanced index (a copy), as in NumPy
     if key is True:
@@ -956,11 +962,15 @@ class IndexSelect(BuiltinFunction):
 def index_select(input, dim, index):
     if not isinstance(index, Tensor):
         raise tensor_argument(index, "index_select", "index", 2)
-    if index._data.dtype not in (np.int64, np.int32):
-        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    d = wrap_dim(dim, input.ndim)
+    # (PyTorch's order of checks: dim, index rank, index size for a 0-d input, index dtype)
     if index.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    d = wrap_dim(dim, input.ndim)
+    if input.ndim == 0 and index._data.size != 1:
+        raise RuntimeError("index_select(): Index to scalar can have only 1 value, got "
+                           f"{index._data.size} value(s)")
+    if index._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     n = input._data.shape[d] if input.ndim else 1
     idx = index._data.reshape(-1)
     if idx.size and (idx.max() >= n or idx.min() < 0):

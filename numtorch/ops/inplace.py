@@ -18,7 +18,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import saved_entries
 from ._base import BuiltinFunction
-from ._util import infer_size, number_argument, tp_name
+from ._util import complex_to_real, infer_size, number_argument, tp_name
 from ..autograd._interpose import STATE as _FW, Unbatchable
 from ..autograd._tangents import after_in_place, copy_visible_tangents
 
@@ -254,7 +254,8 @@ class Copy(BuiltinFunction):
     @staticmethod
     def forward(ctx, x, src):
         out = np.empty_like(x)
-        np.copyto(out, src if type(src) is np.ndarray else np.asarray(src), casting="unsafe")
+        src = src if type(src) is np.ndarray else np.asarray(src)
+        np.copyto(out, complex_to_real(src, out.dtype), casting="unsafe")
         return out
 
     @staticmethod
@@ -301,7 +302,7 @@ def copy_(self, src, non_blocking=False):
         dst = self._data
         if not dst.flags.writeable:
             dst = writable_alias(self)
-        np.copyto(dst, src._data, casting="unsafe")
+        np.copyto(dst, complex_to_real(src._data, dst.dtype), casting="unsafe")
         self._vc[0] += 1
         if _FW.fw_levels:
             after_in_place(self, src)

@@ -194,10 +194,13 @@ class BinaryCrossEntropy(BuiltinFunction):
             if ctx.reduction == "mean":
                 gx = gx / x.numel()
         if ctx.needs_input_grad[1]:
-            f = _scale(g, ctx.reduction, x.numel())
+            # NOTE: PyTorch's binary_cross_entropy_target_backward: -logit(x) * g (unclamped:
+            # +-inf at x = 0 or 1), then * w, then / numel
+            gt = -x.logit() * g
             if w is not None:
-                f = f * w
-            gt = f * ((1 - x).log().clamp(min=-100) - x.log().clamp(min=-100))
+                gt = gt * w
+            if ctx.reduction == "mean":
+                gt = gt / x.numel()
         return gx, gt, None, None
 
 

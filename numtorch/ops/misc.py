@@ -586,6 +586,12 @@ def _powers(x, n):
 def rot90(input, k=1, dims=(0, 1)):
     """Rotate by 90 degrees ``k`` times in the plane of ``dims`` (from the first towards the
     second)."""
+    if type(k) is not int:
+        from ._util import int_argument
+        k = int_argument(k, "rot90", "k")
+    if type(dims) is not tuple or len(dims) != 2 or type(dims[0]) is not int or \
+            type(dims[1]) is not int:
+        dims = _rot90_dims(dims)
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
     if input.ndim < 2:
@@ -595,6 +601,18 @@ def rot90(input, k=1, dims=(0, 1)):
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
                            f"dim1 = {d1}")
     return Rot90.apply(input, k % 4, d0, d1)
+
+
+def _rot90_dims(dims):
+    """``dims`` of rot90 as a tuple of ints (NumPy ints and 0-d integer tensors read as
+    ints), else PyTorch's parser error for the user's call (a bare int is no list here)."""
+    from ._util import tp_name
+    if not isinstance(dims, (list, tuple)):
+        from ._arg_errors import bad_argument
+        raise bad_argument(TypeError(f"rot90(): argument 'dims' must be tuple of ints, not "
+                                     f"{tp_name(dims)}"))
+    from .shape import _int_list
+    return tuple(_int_list(dims, "rot90", "dims"))
 
 
 class Rot90(BuiltinFunction):

@@ -740,10 +740,21 @@ class Var(BuiltinFunction):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        n = _count(x._data.shape, ctx.dims)
-        centered = x - x.mean(ctx.dims, keepdim=True)
-        gx = expand_grad(g, x._data.shape, ctx.dims, ctx.keepdim)
-        return gx * centered * (2.0 / (n - ctx.c)), None, None, None
+        return _var_grad(g, x, ctx.dims, ctx.c, ctx.keepdim), None, None, None
+
+
+def _var_grad(g, x, dims, c, keepdim):
+    """PyTorch's ``var_backward``: ``(2 / (n - c)) * g * (x - mean)``, multiplied in that
+    order. With no degrees of freedom left and no dim given it is ``g`` times nan where
+    ``x`` equals the mean, else inf; with dims given, ``2 / 0`` is inf."""
+    n = _count(x._data.shape, dims)
+    mean = x.mean(dims, keepdim=True)
+    gx = expand_grad(g, x._data.shape, dims, keepdim)
+    if n - c <= 0 and isinstance(dims, _WholeTensor):
+        from .elementwise import where
+        return gx * where(x == mean, math.nan, math.inf)
+    scale = 2.0 / (n - c) if n != c else math.inf
+    return (gx * scale) * (x - mean)
 
 
 class Std(BuiltinFunction):
@@ -763,12 +774,11 @@ class Std(BuiltinFunction):
 
     @staticmethod
     def backward(ctx, g):
+        # PyTorch's std_backward: var's gradient of g / (2 std), 0 where std is 0 (a constant
+        # input gets a zero gradient, not 0 / 0)
         x, out = ctx.saved_tensors
-        n = _count(x._data.shape, ctx.dims)
-        centered = x - x.mean(ctx.dims, keepdim=True)
-        denom = expand_grad(out, x._data.shape, ctx.dims, ctx.keepdim) * (n - ctx.c)
-        gx = expand_grad(g, x._data.shape, ctx.dims, ctx.keepdim)
-        return gx * centered / denom, None, None, None
+        g_var = (g / (out * 2)).masked_fill(out == 0, 0)
+        return _var_grad(g_var, x, ctx.dims, ctx.c, ctx.keepdim), None, None, None
 
 
 # NOTE: PyTorch computes these for half in float32 and rounds the result once
@@ -784,10 +794,20 @@ def _count(shape, dims):
     return n
 
 
+class _WholeTensor(tuple):
+    """The reduction dims of a ``var``/``std`` given no ``dim`` (or of a 0-dim input): all
+    of them, marked because PyTorch's backward differs there when no degrees of freedom
+    are left (see ``_var_grad``)."""
+    __slots__ = ()
+
+
 def _var_args(input, dim, unbiased, keepdim, correction):
     if isinstance(dim, bool):
         dim, unbiased = None, dim
-    return _dims_arg(dim, input.ndim), _correction(unbiased, correction), keepdim
+    dims = _dims_arg(dim, input.ndim)
+    if dim is None or not input.ndim:
+        dims = _WholeTensor(dims)
+    return dims, _correction(unbiased, correction), keepdim
 
 
 def _check_dof(op, input, dims, c):

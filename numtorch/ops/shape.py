@@ -473,23 +473,50 @@ _T_WARNINGS = {
     "0d": "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
           "cases. (Triggered internally at "
           "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4321.)",
+    "H": "Tensor.H is deprecated on 0-D tensors. Consider using x.conj(). (Triggered "
+         "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4335.)",
+    "mT": "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these "
+          "cases. (Triggered internally at "
+          "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4373.)",
+    "mH": "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj(). (Triggered "
+          "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4382.)",
+    "adjoint": "adjoint() is deprecated on 0-D tensors. Consider using x.conj(). (Triggered "
+               "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4390.)",
 }
 _t_warned = set()  # PyTorch warns once per process about each
+
+
+def warn_transpose_once(kind):
+    """PyTorch's deprecation warning ``kind`` (of ``_T_WARNINGS``: x.T, x.mT ... on a tensor
+    that is no matrix), the first time only, at the user's line."""
+    if kind not in _t_warned:
+        from ._util import warn_user
+        _t_warned.add(kind)
+        warn_user(_T_WARNINGS[kind])
 
 
 def T_property(input):
     n = input.ndim
     if n == 2:
         return Permute.apply(input, (1, 0))
-    kind = "0d" if n == 0 else "nd"
-    if kind not in _t_warned:
-        import warnings
-        _t_warned.add(kind)
-        warnings.warn(_T_WARNINGS[kind], UserWarning, stacklevel=3)
+    warn_transpose_once("0d" if n == 0 else "nd")
     return Permute.apply(input, tuple(range(n - 1, -1, -1)))
 
 
+def check_matrices(input, what):
+    """PyTorch's refusal of ``what`` (``tensor.mT`` ...) on a 1-d tensor; True for a 0-d one
+    (deprecated: the caller warns and returns the tensor itself, or its conjugate)."""
+    if input.ndim == 1:
+        raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. "
+                           "Got 1-D tensor.")
+    return input.ndim == 0
+
+
 def mT(input):
+    """``x.mT``: the last two dims swapped."""
+    if input.ndim < 2 and check_matrices(input, "tensor.mT"):
+        warn_transpose_once("mT")
+        return input
     return transpose(input, -2, -1)
 
 
@@ -569,6 +596,9 @@ def expand_shape(shape, sizes, dtype):
                                f"[{', '.join(map(str, sizes))}].  Tensor sizes: "
                                f"[{', '.join(map(str, shape))}]")
         final[i] = s
+    if min(final, default=0) < 0 and 0 not in final:
+        # (PyTorch multiplies the sizes as unsigned numbers: a negative one overflows)
+        raise RuntimeError("numel: integer multiplication overflow")
     return tuple(final)
 
 
@@ -695,7 +725,10 @@ class Unsqueeze(BuiltinFunction):
     def forward(ctx, x, dim):
         ctx.dim = dim
         # (what np.expand_dims does for one dim, less its Python wrapper: the same view)
-        return x.reshape(x.shape[:dim] + (1,) + x.shape[dim:])
+        out = x.reshape(x.shape[:dim] + (1,) + x.shape[dim:])
+        if not x.flags.c_contiguous:
+            out = _unsqueeze_strides(x, out, dim)
+        return out
 
     @staticmethod
     def backward(ctx, g):
@@ -704,6 +737,20 @@ class Unsqueeze(BuiltinFunction):
     @staticmethod
     def _np_backward(ctx, d):
         return np.squeeze(d, axis=(ctx.dim,)), None
+
+
+def _unsqueeze_strides(x, out, dim):
+    """``out`` (``x`` unsqueezed at ``dim`` by NumPy) with PyTorch's strides: those of ``x``,
+    and for the new dim the size times the stride of the dim it lands before (1 element at
+    the end).
+
+    NOTE: NumPy picks another stride for it when ``x`` is not contiguous; the memory read
+    is the same either way, but ``stride()`` shows it."""
+    want = x.strides[dim] * x.shape[dim] if dim < x.ndim else x.itemsize
+    strides = x.strides[:dim] + (want,) + x.strides[dim:]  # (NumPy may change a size-1 one)
+    if out.strides == strides:
+        return out
+    return np.lib.stride_tricks.as_strided(out, strides=strides, writeable=out.flags.writeable)
 
 
 def unsqueeze(input, dim):
@@ -736,6 +783,8 @@ class Select(BuiltinFunction):
 
 def select(input, dim, index):
     """The slice at ``index`` along ``dim``, with that dim removed (a view)."""
+    if input.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, input.ndim)
     size = input._data.shape[d]
     if type(index) is not int:
@@ -884,11 +933,45 @@ class Clone(BuiltinFunction):
             return np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
         if order == "CL3":
             return np.ascontiguousarray(x.transpose(0, 2, 3, 4, 1)).transpose(0, 4, 1, 2, 3)
+        if order == "K" and 0 in x.strides and _expanded(x):  # elements sharing memory
+            return _dense_copy(x)
         return np.array(x, copy=True, order=order)
 
     @staticmethod
     def backward(ctx, g):
         return g
+
+
+def _dense_copy(x):
+    """A dense copy of ``x`` with its dims laid out in memory as PyTorch's preserve_format
+    lays out a tensor that is not dense: by increasing stride, where a dim of stride 0 keeps
+    its place (it compares equal to every other), equal strides putting the smaller size
+    inner.
+
+    NOTE: NumPy's order 'K' would move the stride-0 dims innermost instead."""
+    st, shape, n = x.strides, x.shape, x.ndim
+
+    def after(a, b):  # dim a goes outside dim b (PyTorch's should_swap(a, b) > 0)
+        if st[a] == 0 or st[b] == 0:
+            return False
+        return st[a] > st[b] or (st[a] == st[b] and shape[a] > shape[b])
+
+    perm = list(range(n - 1, -1, -1))  # innermost first, as a contiguous tensor's
+    for i in range(1, n):  # a stable insertion sort (stride-0 dims stop nothing)
+        cur = i
+        for j in range(i - 1, -1, -1):
+            if after(perm[j], perm[cur]):
+                perm[j], perm[cur] = perm[cur], perm[j]
+                cur = j
+            elif st[perm[j]] and st[perm[cur]] and (st[perm[j]] < st[perm[cur]]):
+                break
+    outer = perm[::-1]
+    return np.array(x.transpose(outer), order="C").transpose(np.argsort(outer))
+
+
+def _expanded(x):
+    """Whether ``x`` has a dim of size 2 or more and stride 0."""
+    return any(st == 0 and n > 1 for st, n in zip(x.strides, x.shape))
 
 
 def _memory_order(input, memory_format):
@@ -937,11 +1020,9 @@ class ToCopy(BuiltinFunction):
         if npdt.kind in "iub" and x.dtype.kind == "f":
             with np.errstate(invalid="ignore"):
                 return x.astype(npdt)
-        if x.dtype.kind == "c" and npdt.kind not in "cb":
-            from ._util import warn_user
-            warn_user("Casting complex values to real discards the imaginary part (Triggered "
-                      "internally at /__w/pytorch/pytorch/aten/src/ATen/native/Copy.cpp:307.)")
-            x = x.real
+        if x.dtype.kind == "c":
+            from ._util import complex_to_real
+            x = complex_to_real(x, npdt)
         return x.astype(npdt)
 
     @staticmethod
@@ -1009,11 +1090,11 @@ def _common_np(xs):
 
 
 def _tensor_list(tensors, op):
-    """``tensors`` as a list, refusing a lone tensor or non-sequence as PyTorch does."""
-    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)) and \
-            not hasattr(tensors, "__iter__"):
+    """``tensors`` as a list, refusing what PyTorch's parser refuses: anything but a list or
+    a tuple (a lone tensor, a generator), or an entry that is no tensor."""
+    if not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{op}(): argument 'tensors' (position 1) must be tuple of Tensors, "
-                        f"not {type(tensors).__name__}")
+                        f"not {tp_name(tensors)}")
     tensors = list(tensors)
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
@@ -1111,24 +1192,40 @@ class Stack(BuiltinFunction):
         return (None,) + tuple(select(g, ctx.dim, i) for i in range(ctx.n))
 
 
-def hstack(tensors):
-    tensors = [atleast_1d(t) for t in tensors]
-    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+def _stack_list(tensors, op, name=None):
+    """The tensors of ``hstack``-like ``op`` as a non-empty list (PyTorch's errors for a lone
+    tensor, a non-tensor entry or an empty list, which ``row_stack`` words as ``vstack``)."""
+    tensors = _tensor_list(tensors, name or op)
+    if not tensors:
+        raise RuntimeError(f"{op} expects a non-empty TensorList")
+    return tensors
 
 
-def vstack(tensors):
-    return cat([atleast_2d(t) for t in tensors], 0)
+def hstack(tensors, *, out=None):
+    """The tensors joined along dim 1 (dim 0 for 1-d ones)."""
+    tensors = [atleast_1d(t) for t in _stack_list(tensors, "hstack")]
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1, out=out)
 
 
-row_stack = vstack
+def vstack(tensors, *, out=None):
+    """The tensors, made at least 2-d, joined along dim 0."""
+    return cat([atleast_2d(t) for t in _stack_list(tensors, "vstack")], 0, out=out)
 
 
-def dstack(tensors):
-    return cat([atleast_3d(t) for t in tensors], 2)
+def row_stack(tensors, *, out=None):
+    """``vstack`` under another name."""
+    return vstack(_stack_list(tensors, "vstack", "row_stack"), out=out)
 
 
-def column_stack(tensors):
-    return hstack([t.reshape(-1, 1) if t.ndim <= 1 else t for t in tensors])
+def dstack(tensors, *, out=None):
+    """The tensors, made at least 3-d, joined along dim 2."""
+    return cat([atleast_3d(t) for t in _stack_list(tensors, "dstack")], 2, out=out)
+
+
+def column_stack(tensors, *, out=None):
+    """The tensors joined as columns (0-d and 1-d ones become one column each)."""
+    tensors = _stack_list(tensors, "column_stack")
+    return hstack([t.reshape(-1, 1) if t.ndim <= 1 else t for t in tensors], out=out)
 
 
 def _each(fn):
@@ -1299,13 +1396,23 @@ def tensor_split(input, indices_or_sections, dim=0):
         q, r = divmod(n, k)
         sizes = [q + 1] * r + [q] * (k - r)
     else:
-        idx = [0] + [min(max(int(i), 0), n) for i in indices_or_sections] + [n]
-        sizes = [max(b - a, 0) for a, b in zip(idx, idx[1:])]
+        # each piece is input[prev:index] with Python's slice rules (negative indices
+        # count from the end, both ends clamped), so unsorted indices give empty pieces
+        # and the next piece starts back at the smaller index
+        bounds = [0] + [_slice_bound(int(i), n) for i in indices_or_sections] + [n]
+        return tuple(Narrow.apply(input, d, a, max(b - a, 0))
+                     for a, b in zip(bounds, bounds[1:]))
     out, start = [], 0
     for s in sizes:
         out.append(Narrow.apply(input, d, start, s))
         start += s
     return tuple(out)
+
+
+def _slice_bound(i, n):
+    """Index ``i`` as a bound of a Python slice over ``n`` items: wrapped once if negative,
+    then clamped to ``[0, n]``."""
+    return min(max(i + n if i < 0 else i, 0), n)
 
 
 def chunk(input, chunks, dim=0):
@@ -1315,8 +1422,9 @@ def chunk(input, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     n = input._data.shape[wrap_dim(dim, input.ndim)]
-    size = -(-n // chunks) if n else 1
-    return split(input, max(size, 1), dim) if n else split(input, 1, dim)
+    if n == 0:  # PyTorch gives ``chunks`` empty pieces here (one, from split, otherwise)
+        return split(input, [0] * chunks, dim)
+    return split(input, -(-n // chunks), dim)
 
 
 def unbind(input, dim=0):
@@ -1500,8 +1608,10 @@ class Repeat(BuiltinFunction):
         return g.reshape(split_shape).sum(axes).reshape(ctx.orig), None
 
 
-def repeat(input, *sizes):
-    sizes = _shape_args(sizes)
+def repeat(input, *sizes, **kwargs):
+    """``Tensor.repeat(*repeats)``: ``input`` tiled ``repeats[i]`` times along each dim (the
+    counts as ints or as one sequence, at least as many as ``input`` has dims)."""
+    sizes = _dims_argument("repeat", input, sizes, kwargs, True, name="repeats")
     if len(sizes) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
@@ -1536,35 +1646,53 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     ``input`` alone, ``arange(n)`` with each ``i`` repeated ``input[i]`` times."""
     from .indexing import index_select
     if repeats is None:
-        if input.ndim > 1:
-            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-        reps = input._data.reshape(-1)
-        if (reps < 0).any():
-            raise RuntimeError("repeats can not be negative")
-        return _make(np.repeat(np.arange(reps.size, dtype=np.int64), reps), None, False)
+        return _repeat_counts(input, output_size)
+    if not isinstance(repeats, Tensor) and type(repeats) is not int:
+        repeats = int_argument(repeats, "repeat_interleave", "repeats")
     if dim is None:
-        input = input.reshape(-1)
-        dim = 0
-    d = wrap_dim(dim, input.ndim)
-    n = input._data.shape[d]
+        input, dim = input.reshape(-1), 0
     if not isinstance(repeats, Tensor):  # as PyTorch: unsqueeze, expand, copy, view
-        if int(repeats) < 0:
-            raise RuntimeError("Repeats must be non-negative")
-        shape = list(input._data.shape)
-        expanded = unsqueeze(input, d + 1).expand(shape[:d + 1] + [int(repeats)] +
-                                                  shape[d + 1:])
-        shape[d] *= int(repeats)
-        return view(Clone.apply(expanded, "C"), tuple(shape))
-    reps = repeats._data
-    if reps.ndim > 1:
+        return _repeat_each(input, repeats, dim, output_size)
+    d = wrap_dim(dim, input.ndim)
+    if repeats.ndim > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    n = input.size(d)  # (a 0-d input: PyTorch's error for its size along dim)
+    if repeats._data.size == 1:  # one count for every slice
+        repeats = repeats.reshape(1).expand(n)
+    elif repeats._data.size != n:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                           f"repeats.size(0) = {repeats._data.size} and input.size({d}) = {n}")
+    return index_select(input, d, _repeat_counts(repeats, output_size))
+
+
+def _repeat_each(input, repeats, dim, output_size):
+    """``input`` with each slice along ``dim`` repeated ``repeats`` (an int) times."""
+    d = wrap_dim(dim, input.ndim)
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    shape = list(input._data.shape)
+    expanded = unsqueeze(input, d + 1).expand(shape[:d + 1] + [repeats] + shape[d + 1:])
+    shape[d] *= repeats
+    if output_size is not None and output_size != shape[d]:
+        raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {shape[d]} but "
+                           f"got {output_size}")
+    return view(Clone.apply(expanded, "C"), tuple(shape))
+
+
+def _repeat_counts(repeats, output_size):
+    """``torch.repeat_interleave(repeats)``: ``arange(n)`` with ``i`` repeated
+    ``repeats[i]`` times, in the dtype of ``repeats`` (a 1-d int32 or int64 tensor)."""
+    if repeats.ndim != 1:
         raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    reps = repeats._data
+    if reps.dtype not in (np.int64, np.int32):
+        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
+                                  f"'{D.SCALAR_NAMES[repeats.dtype]}'")
     if (reps < 0).any():
         raise RuntimeError("repeats can not be negative")
-    if reps.ndim == 1 and reps.size not in (1, n):
-        raise RuntimeError(f"repeats must have the same size as input along dim, but got "
-                           f"repeats.size(0) = {reps.size} and input.size({d}) = {n}")
-    idx = np.repeat(np.arange(n), np.broadcast_to(reps, (n,)))
-    return index_select(input, d, _make(idx.astype(np.int64), None, False))
+    if output_size is not None and output_size != int(reps.sum()):
+        raise RuntimeError("allocated size does not match required size")
+    return _make(np.repeat(np.arange(reps.size, dtype=reps.dtype), reps), None, False)
 
 
 class Tril(BuiltinFunction):
@@ -1667,8 +1795,8 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     ``offset``."""
     if type(offset) is not int:
         offset = int_argument(offset, "diag_embed", "offset")
-    n = input._data.shape[-1] + builtins_abs(offset)
     d1, d2 = wrap_dim(dim1, input.ndim + 1), wrap_dim(dim2, input.ndim + 1)
+    n = input._data.shape[-1] + builtins_abs(offset)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     shape = list(input._data.shape[:-1])
@@ -1689,6 +1817,8 @@ def unfold(input, dimension, size, step):
     if size > n:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is "
                            f"{size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     return Unfold.apply(input, d, size, step)

@@ -28,8 +28,9 @@ def _const(a):
     return _make(np.asarray(a), None, False)
 
 
-def _sort_arrays(x, dim, descending):
-    """(values, int64 indices) of a stable sort along ``dim``; NaN counts as largest."""
+def _sort_arrays(x, dim, descending, stable=True):
+    """(values, int64 indices) of a sort along ``dim``; NaN counts as largest. Stable, or
+    with ``stable=False`` ties in the order PyTorch's unstable sort leaves them."""
     if x.ndim == 0:
         return x.copy(), np.zeros((), np.int64)
     if descending:
@@ -39,7 +40,31 @@ def _sort_arrays(x, dim, descending):
         idx = x.shape[dim] - 1 - np.flip(idx, dim)
     else:
         idx = np.argsort(x, axis=dim, kind="stable")
-    return np.take_along_axis(x, idx, dim), idx.astype(np.int64)
+    vals, idx = np.take_along_axis(x, idx, dim), idx.astype(np.int64)
+    if not stable:
+        _unstable_ties(x, vals, idx, dim, descending)
+    return vals, idx
+
+
+def _unstable_ties(x, vals, idx, dim, descending):
+    """Reorder the ties of a stable sort (``vals``/``idx``, rewritten) as PyTorch's CPU sort
+    without ``stable=True`` leaves them: it runs ``std::sort`` on (value, index) pairs.
+
+    NOTE: ``std::sort`` is an insertion sort up to 16 elements, stable there; longer rows
+    holding ties are replayed (``_select_order``), up to ``_REPLAY_LIMIT`` elements. PyTorch
+    sorts stably anyway a 1-d integer tensor of ``_RADIX_MIN`` or more elements in ascending
+    order (a radix sort), and leaves the identity order along a dim of stride 0."""
+    n = x.shape[dim]
+    if n <= 16 or n > _REPLAY_LIMIT or x.size == 0 or x.strides[dim] == 0:
+        return
+    if x.ndim == 1 and not descending and x.dtype.kind in "iu" and n >= _RADIX_MIN:
+        return
+    from ._select_order import ranks, sort_order
+    srows, xrows = _rows(vals, dim), _rows(x, dim)
+    for r in _tied(srows, n):
+        order = sort_order(ranks(xrows[r], descending))
+        _put_rows(idx, dim, r, order)
+        _put_rows(vals, dim, r, xrows[r][order])
 
 
 def _scatter_back(g, idx, shape, dim, keepdim=True):
@@ -59,8 +84,8 @@ class Sort(BuiltinFunction):
     _backward_name = "SortBackward0"
 
     @staticmethod
-    def forward(ctx, x, dim, descending):
-        vals, idx = _sort_arrays(x, dim, descending)
+    def forward(ctx, x, dim, descending, stable):
+        vals, idx = _sort_arrays(x, dim, descending, stable)
         ctx.save_for_backward(idx)
         ctx.shape, ctx.dim = x.shape, dim
         return vals, idx
@@ -68,7 +93,7 @@ class Sort(BuiltinFunction):
     @staticmethod
     def backward(ctx, g, _gi):
         (idx,) = ctx.saved_tensors
-        return _scatter_back(g, idx, ctx.shape, ctx.dim), None, None
+        return _scatter_back(g, idx, ctx.shape, ctx.dim), None, None, None
 
 
 class SortStable(Sort):
@@ -89,16 +114,17 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None):
         dim, stable = -1, dim
     cls = Sort if stable is None else SortStable
     d = wrap_dim(dim, input.ndim)
+    res = return_types.sort(*cls.apply(input, d, bool(descending), bool(stable)))
     if d != dim:  # (negative: kept as given, see keep_given)
-        return keep_given(return_types.sort(*cls.apply(input, d, bool(descending))), dim=dim)
-    return return_types.sort(*cls.apply(input, d, bool(descending)))
+        return keep_given(res, dim=dim)
+    return res
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
     """Indices that sort ``input`` along ``dim``."""
     no_complex(input, ' Sort does not support complex dtypes on CPU', RuntimeError)
     d = wrap_dim(dim, input.ndim)
-    return _const(_sort_arrays(input._data, d, descending)[1])
+    return _const(_sort_arrays(input._data, d, descending, bool(stable))[1])
 
 
 def msort(input):
@@ -131,6 +157,7 @@ class Topk(BuiltinFunction):
 # NOTE: rows longer than this keep the stable sort's choice among ties: replaying the C++
 # algorithms in Python would cost seconds
 _REPLAY_LIMIT = 100_000
+_RADIX_MIN = 32768  # PyTorch's GRAIN_SIZE: from there its CPU sort may take a radix sort
 
 
 def _rows(a, dim):
@@ -563,7 +590,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
                                       equal_nan=False)
         inv = inv.reshape(x.shape)
     else:
-        d = wrap_dim(dim, x.ndim)
+        d = _unique_dim(input, dim)
         vals, inv, counts = np.unique(x, return_inverse=True, return_counts=True, axis=d)
         inv = inv.reshape(-1)
     vals = _recorded(input, vals, "_unique2" if dim is None else "unique_dim")
@@ -597,6 +624,23 @@ def _recorded(input, vals, op):
     return named(UniqueValues, _UNIQUE_NODES[op]).apply(input, vals, op)
 
 
+def _unique_dim(input, dim):
+    """``dim`` of ``unique``/``unique_consecutive`` wrapped, with PyTorch's checks: the input
+    has dims, and if it is empty, its one empty dim is ``dim``."""
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = wrap_dim(dim, input.ndim)
+    shape = input._data.shape
+    if 0 in shape:
+        if shape.count(0) > 1:
+            raise RuntimeError("Number of zero sized dimensions is more than one, so unique "
+                               "cannot be applied ")
+        if shape[d] != 0:
+            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so "
+                               "unique cannot be applied")
+    return d
+
+
 def _unique_result(vals, inv, counts, return_inverse, return_counts):
     out = [vals]
     if return_inverse:
@@ -619,7 +663,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         vals = flat[starts]
         inv = (np.cumsum(starts) - 1).reshape(x.shape)
     else:
-        d = wrap_dim(dim, x.ndim)
+        d = _unique_dim(input, dim)
         xm = np.moveaxis(x, d, 0).reshape(x.shape[d], int(np.prod(x.shape)) // max(
             x.shape[d], 1))
         starts = np.ones(xm.shape[0], bool)
