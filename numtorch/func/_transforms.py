@@ -11,7 +11,6 @@ import functools
 
 from .._tensor import Tensor
 from ..autograd import _interpose
-from ..autograd.graph import AccumulateGrad
 from ..autograd.grad_mode import STATE, enable_grad
 from . import _pytree, _wrapper_repr
 from ._batching import grad_any, differentiable_copy, to_layout, unwrap_all, wrap_all
@@ -74,26 +73,9 @@ def _register_copies(originals, copies, others=()):
 
 def _reaches_outside(outputs, own):
     """Whether the graph of ``outputs`` reaches a leaf other than the transform's own inputs."""
-    own_nodes = set()
-    for x in own:
-        p, _ = unwrap_all(x)
-        node = p._grad_fn if p._grad_fn is not None else p._edge()[0]
-        own_nodes.add(node)
-    stack = []
-    for o in outputs:
-        p, _ = unwrap_all(o)
-        if p._rg:
-            stack.append(p._grad_fn if p._grad_fn is not None else p._edge()[0])
-    seen = set()
-    while stack:
-        node = stack.pop()
-        if node is None or node in seen or node in own_nodes:
-            continue
-        seen.add(node)
-        if type(node) is AccumulateGrad:
-            return True
-        stack.extend(child for child, _ in node.next_functions)
-    return False
+    own_nodes = {_wrapper_repr._node(unwrap_all(x)[0]) for x in own}
+    starts = [_wrapper_repr._node(p) for p in (unwrap_all(o)[0] for o in outputs) if p._rg]
+    return _wrapper_repr.reaches_leaf(starts, own_nodes.__contains__)
 
 
 def _unwrap_aux(aux, keep_graph):

@@ -92,11 +92,17 @@ def _own_nodes():
 def _reaches_outside(p, own):
     """Whether plain ``p``'s graph reaches a leaf that is no transform's input copy (through
     the copies of tensors that require grad outside)."""
+    return reaches_leaf([_node(p)], lambda node: node in own and not own[node]._rg)
+
+
+def reaches_leaf(starts, stop):
+    """Whether the graph below the nodes ``starts`` reaches an AccumulateGrad, not walking
+    past a node ``stop(node)`` is true for."""
     from ..autograd.graph import AccumulateGrad
-    stack, seen = [_node(p)], set()
+    stack, seen = list(starts), set()
     while stack:
         node = stack.pop()
-        if node is None or node in seen or (node in own and not own[node]._rg):
+        if node is None or node in seen or stop(node):
             continue
         seen.add(node)
         if type(node) is AccumulateGrad:
